@@ -1,0 +1,27 @@
+#pragma once
+// Typed, non-variadic entry points for the parts of libcurl that Swift cannot call:
+// curl_easy_setopt and curl_easy_getinfo are variadic, and a few constants are compound macros.
+#include <curl/curl.h>
+
+typedef size_t (*sp_curl_data_callback)(char *data, size_t size, size_t count, void *context);
+typedef int (*sp_curl_xferinfo_callback)(void *context, curl_off_t dltotal, curl_off_t dlnow,
+                                         curl_off_t ultotal, curl_off_t ulnow);
+
+CURLcode sp_curl_setopt_long(CURL *handle, CURLoption option, long value);
+CURLcode sp_curl_setopt_offset(CURL *handle, CURLoption option, curl_off_t value);
+CURLcode sp_curl_setopt_pointer(CURL *handle, CURLoption option, const void *value);
+CURLcode sp_curl_setopt_data_callback(CURL *handle, CURLoption option, sp_curl_data_callback callback);
+CURLcode sp_curl_setopt_xferinfo_callback(CURL *handle, sp_curl_xferinfo_callback callback);
+
+CURLcode sp_curl_getinfo_long(CURL *handle, CURLINFO info, long *value);
+CURLcode sp_curl_getinfo_offset(CURL *handle, CURLINFO info, curl_off_t *value);
+CURLcode sp_curl_getinfo_string(CURL *handle, CURLINFO info, const char **value);
+
+CURLMcode sp_curl_multi_setopt_long(CURLM *multi, CURLMoption option, long value);
+
+/// Names the calling thread (pthread_setname_np needs _GNU_SOURCE, which Swift does not set).
+void sp_set_thread_name(const char *name);
+
+/// CURLPAUSE_CONT and CURL_WRITEFUNC_PAUSE as plain values.
+extern const int sp_curl_pause_continue;
+extern const size_t sp_curl_writefunc_pause;

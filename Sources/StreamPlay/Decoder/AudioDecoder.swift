@@ -1,0 +1,37 @@
+/// What one decode call produced.
+enum DecodeStep: Equatable {
+    /// `byteCount` bytes of PCM were written to the buffer; their first frame is `firstFrame`
+    /// counted from the start of the track.
+    case audio(byteCount: Int, firstFrame: Int)
+    /// The decoder needs more input before it can produce anything.
+    case needMore
+    /// The output format changes from here on; query ``AudioDecoder/format``.
+    case formatChanged
+    /// The stream declared its end.
+    case finished
+}
+
+/// A decoder of one compressed format, fed bytes by the decoder thread and asked for PCM.
+///
+/// The decoder thread, the input sources, the ring and the sinks know only this protocol, so a
+/// second format (AAC for today's SoundCloud HLS) is one more conforming type. Every method is
+/// called on the decoder thread only.
+protocol AudioDecoder: AnyObject {
+    /// The PCM format of the audio decoded from here on, once the first frame was parsed.
+    var format: AudioFormat? { get }
+    /// Frames in the whole track, when headers (Xing/LAME/VBRI) or the input length tell.
+    var totalFrames: Int? { get }
+    /// Bytes the caller's PCM buffer should hold: at least one frame's worth.
+    var preferredBufferSize: Int { get }
+
+    /// Hands over input bytes; the decoder keeps what it cannot use yet.
+    func feed(_ bytes: UnsafeRawBufferPointer) throws(PlayerError)
+    /// Decodes into `buffer` as much as input allows.
+    func decode(into buffer: UnsafeMutableRawBufferPointer) throws(PlayerError) -> DecodeStep
+    /// Tells the decoder the size of the whole input, for seeking and for a duration estimate.
+    func setInputLength(_ bytes: Int)
+    /// Prepares to produce audio from `frame` on.
+    /// - Returns: the frame audio will really start at, and the byte offset input must be fed
+    ///   from next.
+    func seek(toFrame frame: Int) throws(PlayerError) -> (frame: Int, inputOffset: Int)
+}

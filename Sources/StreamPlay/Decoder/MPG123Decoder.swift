@@ -1,0 +1,113 @@
+import CMPG123
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// MPEG audio (MP3, MP2) through libmpg123's feed API.
+///
+/// Feed mode lets bytes come from the ring rather than from a file descriptor, so mpg123 never
+/// blocks on the network. Output is forced to signed 16-bit at the stream's own rate and
+/// channel count. Gapless decoding stays on (LAME encoder delay and padding are removed), and
+/// fuzzy seeking with the input size lets a seek jump to a byte offset instead of reading
+/// everything in between.
+final class MPG123Decoder: AudioDecoder {
+    private let handle: OpaquePointer
+    private(set) var format: AudioFormat?
+    private var inputLength: Int?
+
+    /// libmpg123 before API 46 needs one mpg123_init per process; later it is a no-op.
+    private static let initialized: Bool = mpg123_init() == MPG123_OK.rawValue
+
+    init() throws(PlayerError) {
+        _ = Self.initialized
+        var error: Int32 = 0
+        guard let handle = mpg123_new(nil, &error) else {
+            throw .decodingFailed(reason: "mpg123_new: \(Self.describe(error))")
+        }
+        self.handle = handle
+        let flags = MPG123_GAPLESS.rawValue | MPG123_FUZZY.rawValue | MPG123_SEEKBUFFER.rawValue | MPG123_QUIET.rawValue
+        mpg123_param2(handle, Int32(MPG123_ADD_FLAGS.rawValue), Int(flags), 0)
+        // Junk before the first frame and between frames is searched through, up to a limit,
+        // so that a non-MPEG input fails instead of being scanned to the end.
+        mpg123_param2(handle, Int32(MPG123_RESYNC_LIMIT.rawValue), 64 * 1024, 0)
+        mpg123_format_none(handle)
+        var rates: UnsafePointer<Int>?
+        var count = 0
+        mpg123_rates(&rates, &count)
+        for index in 0..<count {
+            mpg123_format(handle, rates![index], Int32(MPG123_MONO.rawValue | MPG123_STEREO.rawValue),
+                          Int32(MPG123_ENC_SIGNED_16.rawValue))
+        }
+        guard mpg123_open_feed(handle) == MPG123_OK.rawValue else {
+            let reason = lastError
+            mpg123_delete(handle)
+            throw .decodingFailed(reason: "mpg123_open_feed: \(reason)")
+        }
+    }
+
+    deinit {
+        mpg123_close(handle)
+        mpg123_delete(handle)
+    }
+
+    var preferredBufferSize: Int { max(mpg123_outblock(handle), 4608) * 2 }
+
+    var totalFrames: Int? {
+        let length = mpg123_length(handle)
+        return length > 0 ? Int(length) : nil
+    }
+
+    func setInputLength(_ bytes: Int) {
+        guard bytes != inputLength else { return }
+        inputLength = bytes
+        mpg123_set_filesize(handle, off_t(bytes))
+    }
+
+    func feed(_ bytes: UnsafeRawBufferPointer) throws(PlayerError) {
+        let result = mpg123_feed(handle, bytes.baseAddress?.assumingMemoryBound(to: UInt8.self), bytes.count)
+        guard result == MPG123_OK.rawValue else {
+            throw .decodingFailed(reason: "mpg123_feed: \(lastError)")
+        }
+    }
+
+    func decode(into buffer: UnsafeMutableRawBufferPointer) throws(PlayerError) -> DecodeStep {
+        let firstFrame = Int(mpg123_tell(handle))
+        var done = 0
+        let result = mpg123_read(handle, buffer.baseAddress, buffer.count, &done)
+        if done > 0 {
+            return .audio(byteCount: done, firstFrame: max(firstFrame, 0))
+        }
+        switch result {
+        case MPG123_OK.rawValue, MPG123_NEED_MORE.rawValue:
+            return .needMore
+        case MPG123_NEW_FORMAT.rawValue:
+            var rate = 0
+            var channels: Int32 = 0
+            var encoding: Int32 = 0
+            mpg123_getformat(handle, &rate, &channels, &encoding)
+            format = AudioFormat(sampleRate: rate, channels: Int(channels))
+            return .formatChanged
+        case MPG123_DONE.rawValue:
+            return .finished
+        default:
+            throw .decodingFailed(reason: lastError)
+        }
+    }
+
+    func seek(toFrame frame: Int) throws(PlayerError) -> (frame: Int, inputOffset: Int) {
+        var inputOffset: off_t = 0
+        let landed = mpg123_feedseek(handle, off_t(frame), SEEK_SET, &inputOffset)
+        guard landed >= 0 else {
+            throw .decodingFailed(reason: "seek to frame \(frame): \(lastError)")
+        }
+        return (Int(landed), Int(inputOffset))
+    }
+
+    private var lastError: String {
+        String(cString: mpg123_strerror(handle))
+    }
+
+    private static func describe(_ code: Int32) -> String {
+        String(cString: mpg123_plain_strerror(code))
+    }
+}

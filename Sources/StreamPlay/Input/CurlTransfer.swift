@@ -1,0 +1,178 @@
+import Foundation
+import CCurl
+import CStreamPlayShim
+
+/// One HTTP(S) request of a ``CurlInputSource``: the easy handle and what its callbacks learn.
+///
+/// The callbacks run on the input thread inside `curl_multi_perform`. The transfer is handed to
+/// them as an unretained pointer; the source keeps it alive until the easy handle is cleaned up.
+final class CurlTransfer {
+    let handle: UnsafeMutableRawPointer
+    let offset: Int
+    let generation: Int
+    let ring: ByteRing
+    private var headerList: UnsafeMutablePointer<curl_slist>?
+
+    /// Bytes of the current response block's headers we care about.
+    private(set) var acceptsRanges = false
+    private(set) var contentRangeTotal: Int?
+    private(set) var statusCode = 0
+    /// Body bytes still to throw away (a server that ignored our Range and sent the whole body).
+    private var prefixToSkip = 0
+    private var sawBody = false
+    /// Size of the chunk curl holds while paused; resume once that much is free.
+    private(set) var pausedChunk = 0
+    /// Body bytes delivered to the ring.
+    private(set) var delivered = 0
+    /// Set by the source once headers were published.
+    var infoPublished = false
+    var onFirstBody: ((CurlTransfer) -> Void)?
+
+    init?(url: String, offset: Int, generation: Int, ring: ByteRing, configuration: PlayerConfiguration) {
+        guard let handle = curl_easy_init() else { return nil }
+        self.handle = handle
+        self.offset = offset
+        self.generation = generation
+        self.ring = ring
+
+        sp_curl_setopt_pointer(handle, CURLOPT_URL, url)
+        sp_curl_setopt_long(handle, CURLOPT_NOSIGNAL, 1)
+        sp_curl_setopt_long(handle, CURLOPT_FOLLOWLOCATION, 1)
+        sp_curl_setopt_long(handle, CURLOPT_MAXREDIRS, configuration.maxRedirects)
+        sp_curl_setopt_pointer(handle, CURLOPT_PROTOCOLS_STR, "http,https")
+        sp_curl_setopt_pointer(handle, CURLOPT_REDIR_PROTOCOLS_STR, "http,https")
+        sp_curl_setopt_long(handle, CURLOPT_FAILONERROR, 1)
+        sp_curl_setopt_long(handle, CURLOPT_SSL_VERIFYPEER, 1)
+        sp_curl_setopt_long(handle, CURLOPT_SSL_VERIFYHOST, 2)
+        if let caPath = configuration.caCertificatesPath {
+            sp_curl_setopt_pointer(handle, CURLOPT_CAINFO, caPath)
+        }
+        sp_curl_setopt_pointer(handle, CURLOPT_USERAGENT, configuration.userAgent)
+        sp_curl_setopt_long(handle, CURLOPT_CONNECTTIMEOUT_MS, Int(configuration.connectTimeout * 1000))
+        sp_curl_setopt_long(handle, CURLOPT_TCP_KEEPALIVE, 1)
+        if offset > 0 {
+            // CURLOPT_RANGE rather than RESUME_FROM: a server that ignores ranges answers 200
+            // with the whole body, which we skip through instead of failing.
+            sp_curl_setopt_pointer(handle, CURLOPT_RANGE, "\(offset)-")
+        }
+        for (name, value) in configuration.requestHeaders.sorted(by: { $0.key < $1.key }) {
+            headerList = curl_slist_append(headerList, "\(name): \(value)")
+        }
+        if let headerList {
+            sp_curl_setopt_pointer(handle, CURLOPT_HTTPHEADER, headerList)
+        }
+
+        let context = Unmanaged.passUnretained(self).toOpaque()
+        sp_curl_setopt_pointer(handle, CURLOPT_WRITEDATA, context)
+        sp_curl_setopt_data_callback(handle, CURLOPT_WRITEFUNCTION) { data, size, count, context in
+            let transfer = Unmanaged<CurlTransfer>.fromOpaque(context!).takeUnretainedValue()
+            return transfer.receiveBody(UnsafeRawBufferPointer(start: data, count: size * count))
+        }
+        sp_curl_setopt_pointer(handle, CURLOPT_HEADERDATA, context)
+        sp_curl_setopt_data_callback(handle, CURLOPT_HEADERFUNCTION) { data, size, count, context in
+            let transfer = Unmanaged<CurlTransfer>.fromOpaque(context!).takeUnretainedValue()
+            transfer.receiveHeader(UnsafeRawBufferPointer(start: data, count: size * count))
+            return size * count
+        }
+    }
+
+    deinit {
+        curl_easy_cleanup(handle)
+        curl_slist_free_all(headerList)
+    }
+
+    /// Content-Type of the final response.
+    var contentType: String? {
+        var value: UnsafePointer<CChar>?
+        guard sp_curl_getinfo_string(handle, CURLINFO_CONTENT_TYPE, &value) == CURLE_OK, let value else { return nil }
+        return String(cString: value)
+    }
+
+    /// Content-Length of the final response, or -1.
+    var contentLength: Int {
+        var value: curl_off_t = -1
+        sp_curl_getinfo_offset(handle, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &value)
+        return Int(value)
+    }
+
+    /// The HTTP status of the last response (after redirects).
+    var responseCode: Int {
+        var value = 0
+        sp_curl_getinfo_long(handle, CURLINFO_RESPONSE_CODE, &value)
+        return value
+    }
+
+    /// What the response says about the resource as a whole.
+    var info: InputInfo {
+        let length = contentLength
+        var total: Int?
+        if let contentRangeTotal {
+            total = contentRangeTotal
+        } else if length >= 0 {
+            // A 200 answer carries the whole resource; a 206 without a total only the rest.
+            total = statusCode == 206 ? offset + length : length
+        }
+        return InputInfo(contentType: contentType, totalLength: total, supportsRanges: acceptsRanges || statusCode == 206)
+    }
+
+    /// Resumes a transfer paused for lack of ring space, if there is room now.
+    /// Must run on the input thread; curl may call the write callback again before returning.
+    func resumeIfSpace() -> Bool {
+        guard pausedChunk > 0, ring.freeSpace >= pausedChunk else { return false }
+        pausedChunk = 0
+        curl_easy_pause(handle, sp_curl_pause_continue)
+        return true
+    }
+
+    private func receiveBody(_ bytes: UnsafeRawBufferPointer) -> Int {
+        if !sawBody {
+            sawBody = true
+            statusCode = responseCode
+            if offset > 0 && statusCode == 200 {
+                // The server ignored the Range header: skip up to where we asked to start.
+                prefixToSkip = offset
+            }
+            onFirstBody?(self)
+        }
+        var body = bytes
+        if prefixToSkip > 0 {
+            let skipped = min(prefixToSkip, body.count)
+            prefixToSkip -= skipped
+            body = UnsafeRawBufferPointer(rebasing: body[skipped...])
+            if body.isEmpty { return bytes.count }
+        }
+        guard ring.write(body) else {
+            pausedChunk = body.count
+            // curl hands the same bytes again once resumed, skipped prefix included.
+            prefixToSkip += bytes.count - body.count
+            return sp_curl_writefunc_pause
+        }
+        delivered += body.count
+        return bytes.count
+    }
+
+    private func receiveHeader(_ bytes: UnsafeRawBufferPointer) {
+        guard let line = String(bytes: bytes, encoding: .isoLatin1)?.trimmingCharacters(in: .whitespacesAndNewlines) else { return }
+        if line.hasPrefix("HTTP/") {
+            // A new response block (after a redirect or a 100 Continue): forget the last one.
+            acceptsRanges = false
+            contentRangeTotal = nil
+            statusCode = Int(line.split(separator: " ").dropFirst().first ?? "") ?? 0
+            return
+        }
+        guard let colon = line.firstIndex(of: ":") else { return }
+        let name = line[..<colon].lowercased()
+        let value = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+        switch name {
+        case "accept-ranges":
+            acceptsRanges = value.lowercased().contains("bytes")
+        case "content-range":
+            // "bytes 100-999/1000" or "bytes 100-999/*"
+            if let slash = value.lastIndex(of: "/"), let total = Int(value[value.index(after: slash)...]) {
+                contentRangeTotal = total
+            }
+        default:
+            break
+        }
+    }
+}

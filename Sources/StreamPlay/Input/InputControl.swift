@@ -1,0 +1,71 @@
+import Synchronization
+
+/// The state an input thread shares with the decoder thread: commands one way, results the other.
+///
+/// Touched a few times per request (never per buffer), so a mutex is cheap enough here.
+final class InputControl: Sendable {
+    struct Restart: Sendable, Equatable {
+        var offset: Int
+        var generation: Int
+    }
+
+    private struct State {
+        var pendingRestart: Restart?
+        var stopRequested = false
+        var info: InputInfo?
+        var outcome: (generation: Int, outcome: InputOutcome)?
+        var received = 0
+    }
+
+    private let state = Mutex(State())
+    private let notifyDecoder: @Sendable () -> Void
+
+    init(notifyDecoder: @escaping @Sendable () -> Void) {
+        self.notifyDecoder = notifyDecoder
+    }
+
+    // MARK: Decoder side
+
+    func requestRestart(_ restart: Restart) {
+        state.withLock {
+            $0.pendingRestart = restart
+            $0.outcome = nil
+        }
+    }
+
+    func requestStop() {
+        state.withLock { $0.stopRequested = true }
+    }
+
+    /// Response facts, once the first response arrived.
+    var info: InputInfo? { state.withLock { $0.info } }
+
+    /// How `generation` ended, or `nil` while it is still running.
+    func outcome(of generation: Int) -> InputOutcome? {
+        state.withLock { state in
+            guard let outcome = state.outcome, outcome.generation == generation else { return nil }
+            return outcome.outcome
+        }
+    }
+
+    // MARK: Input side
+
+    var stopRequested: Bool { state.withLock { $0.stopRequested } }
+
+    func takeRestart() -> Restart? {
+        state.withLock { state in
+            defer { state.pendingRestart = nil }
+            return state.pendingRestart
+        }
+    }
+
+    func publish(info: InputInfo) {
+        state.withLock { $0.info = info }
+        notifyDecoder()
+    }
+
+    func finish(generation: Int, with outcome: InputOutcome) {
+        state.withLock { $0.outcome = (generation, outcome) }
+        notifyDecoder()
+    }
+}

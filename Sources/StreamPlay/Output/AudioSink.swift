@@ -1,0 +1,46 @@
+/// Where decoded PCM goes: a sound server, a file, or nowhere.
+///
+/// The decoder thread calls ``open(format:)``, ``write(_:)``, ``start()``, ``flush()`` and
+/// ``drain()``; control calls (``pause()``, ``start()``, ``interrupt()``, ``latencyFrames``,
+/// ``setVolume(_:)``) may come from any thread, so conforming types synchronise internally.
+public protocol AudioSink: AnyObject, Sendable {
+    /// `true` when the sink consumes audio at the pace it is heard (a sound server); `false` when
+    /// it takes audio as fast as it comes (a file, the null sink).
+    var isRealTime: Bool { get }
+
+    /// Prepares for PCM in `format`, replacing any stream of another format. Output stays
+    /// paused until ``start()``.
+    func open(format: AudioFormat) throws(PlayerError)
+
+    /// Queues `pcm` (whole frames), blocking while the sink is full.
+    /// - Returns: `false` if ``interrupt()`` cut the wait short; the rest was not queued.
+    func write(_ pcm: UnsafeRawBufferPointer) throws(PlayerError) -> Bool
+
+    /// Starts or resumes audible output of what is queued.
+    func start()
+
+    /// Pauses output, keeping what is queued.
+    func pause()
+
+    /// Drops everything queued and not yet heard (for seek and stop).
+    func flush()
+
+    /// Blocks until everything queued has been heard.
+    /// - Returns: `false` if ``interrupt()`` cut the wait short.
+    func drain() throws(PlayerError) -> Bool
+
+    /// Releases the stream; the sink may be opened again.
+    func close()
+
+    /// Wakes a thread blocked in ``write(_:)`` or ``drain()``; sticky until ``clearInterrupt()``.
+    func interrupt()
+
+    /// Re-arms blocking after an ``interrupt()`` was handled.
+    func clearInterrupt()
+
+    /// Frames queued but not yet heard: what stands between "written" and "heard".
+    var latencyFrames: Int { get }
+
+    /// Sets the output volume, 0 (silent) to 1 (unchanged); values above 1 amplify.
+    func setVolume(_ volume: Double)
+}

@@ -1,0 +1,370 @@
+import CPulse
+import Synchronization
+
+/// Plays audio through a PulseAudio (or PipeWire-Pulse) server in real time.
+///
+/// Uses `pa_threaded_mainloop` with a `pa_stream`, not `pa_simple`: the stream can be corked
+/// (pause), flushed (seek, stop), drained, and reports underflows and latency. Streams start
+/// corked and are uncorked once the prebuffer is written, for a clean and fast start. Every
+/// call into libpulse happens under the mainloop lock; callbacks run on PulseAudio's own thread
+/// and only signal.
+public final class PulseAudioSink: AudioSink, @unchecked Sendable {
+    private let server: String?
+    private let sinkName: String?
+    private let applicationName: String
+    /// Seconds of audio the server is asked to keep queued.
+    private let targetLatency: Double
+    /// Seconds queued before the server starts (or restarts after an underflow) playing.
+    private let prebuffer: Double
+
+    // Guarded by the mainloop lock once `mainloop` exists.
+    private var mainloop: OpaquePointer?
+    private var context: OpaquePointer?
+    private var stream: OpaquePointer?
+    private var format: AudioFormat?
+    private var corked = true
+    private var volume = 1.0
+
+    private let interrupted = Atomic<Bool>(false)
+    #if _endian(little)
+    private static let nativeS16 = PA_SAMPLE_S16LE
+    #else
+    private static let nativeS16 = PA_SAMPLE_S16BE
+    #endif
+    private let underflows = Atomic<Int>(0)
+
+    /// Creates a sink for `server` (nil: `PULSE_SERVER` or the default) and `sinkName` (nil: the
+    /// default sink). Nothing connects until the first ``open(format:)``.
+    public init(server: String? = nil, sinkName: String? = nil, applicationName: String = "StreamPlay",
+                targetLatency: Double = 0.2, prebuffer: Double = 0.05) {
+        self.server = server
+        self.sinkName = sinkName
+        self.applicationName = applicationName
+        self.targetLatency = targetLatency
+        self.prebuffer = min(prebuffer, targetLatency / 2)
+    }
+
+    deinit {
+        disconnect()
+    }
+
+    /// Always `true`: PulseAudio plays in real time.
+    public var isRealTime: Bool { true }
+
+    /// Underflows (the server ran out of audio while playing) since the sink was made.
+    public var underflowCount: Int { underflows.load(ordering: .relaxed) }
+
+    /// Connects to the server if needed, and makes a corked stream for `format`.
+    public func open(format: AudioFormat) throws(PlayerError) {
+        try connectIfNeeded()
+        guard let mainloop else { return }
+        pa_threaded_mainloop_lock(mainloop)
+        defer { pa_threaded_mainloop_unlock(mainloop) }
+        if let stream, self.format == format, pa_stream_get_state(stream) == PA_STREAM_READY {
+            return
+        }
+        closeStreamLocked()
+        try makeStreamLocked(format: format)
+    }
+
+    /// Writes `pcm`, waiting on the server's requests for more while its buffer is full.
+    public func write(_ pcm: UnsafeRawBufferPointer) throws(PlayerError) -> Bool {
+        guard let mainloop, let base = pcm.baseAddress else { return true }
+        pa_threaded_mainloop_lock(mainloop)
+        defer { pa_threaded_mainloop_unlock(mainloop) }
+        var offset = 0
+        while offset < pcm.count {
+            if interrupted.load(ordering: .acquiring) { return false }
+            guard let stream, pa_stream_get_state(stream) == PA_STREAM_READY else {
+                throw .soundServerUnavailable(reason: "stream lost: \(contextErrorLocked)")
+            }
+            let writable = pa_stream_writable_size(stream)
+            if writable == Int(bitPattern: UInt(bitPattern: -1)) {
+                throw .soundServerUnavailable(reason: "stream lost: \(contextErrorLocked)")
+            }
+            if writable == 0 {
+                pa_threaded_mainloop_wait(mainloop)
+                continue
+            }
+            let count = min(writable, pcm.count - offset)
+            if pa_stream_write(stream, base + offset, count, nil, 0, PA_SEEK_RELATIVE) < 0 {
+                throw .soundServerUnavailable(reason: "write failed: \(contextErrorLocked)")
+            }
+            offset += count
+        }
+        return true
+    }
+
+    /// Uncorks the stream.
+    public func start() {
+        setCorked(false)
+    }
+
+    /// Corks the stream: output stops at once, the queue is kept.
+    public func pause() {
+        setCorked(true)
+    }
+
+    /// Corks and flushes the stream (PulseAudio flushes cleanly only while corked).
+    /// The stream stays corked until the next ``start()``.
+    public func flush() {
+        guard let mainloop else { return }
+        pa_threaded_mainloop_lock(mainloop)
+        defer { pa_threaded_mainloop_unlock(mainloop) }
+        guard let stream, pa_stream_get_state(stream) == PA_STREAM_READY else { return }
+        if !corked {
+            corked = true
+            unrefOperation(pa_stream_cork(stream, 1, nil, nil))
+        }
+        unrefOperation(pa_stream_flush(stream, nil, nil))
+    }
+
+    /// Waits until the server has played everything written.
+    public func drain() throws(PlayerError) -> Bool {
+        guard let mainloop else { return true }
+        pa_threaded_mainloop_lock(mainloop)
+        defer { pa_threaded_mainloop_unlock(mainloop) }
+        guard let stream, pa_stream_get_state(stream) == PA_STREAM_READY else { return true }
+        if corked {
+            corked = false
+            unrefOperation(pa_stream_cork(stream, 0, nil, nil))
+        }
+        guard let operation = pa_stream_drain(stream, { _, _, userdata in
+            let sink = Unmanaged<PulseAudioSink>.fromOpaque(userdata!).takeUnretainedValue()
+            pa_threaded_mainloop_signal(sink.mainloop, 0)
+        }, Unmanaged.passUnretained(self).toOpaque()) else {
+            throw .soundServerUnavailable(reason: "drain failed: \(contextErrorLocked)")
+        }
+        defer { pa_operation_unref(operation) }
+        while pa_operation_get_state(operation) == PA_OPERATION_RUNNING {
+            if interrupted.load(ordering: .acquiring) {
+                pa_operation_cancel(operation)
+                return false
+            }
+            if pa_stream_get_state(stream) != PA_STREAM_READY {
+                throw .soundServerUnavailable(reason: "stream lost while draining: \(contextErrorLocked)")
+            }
+            pa_threaded_mainloop_wait(mainloop)
+        }
+        return true
+    }
+
+    /// Releases the stream and the server connection.
+    public func close() {
+        disconnect()
+    }
+
+    /// Releases the stream only, keeping the server connection for the next track.
+    func closeStream() {
+        guard let mainloop else { return }
+        pa_threaded_mainloop_lock(mainloop)
+        closeStreamLocked()
+        pa_threaded_mainloop_unlock(mainloop)
+    }
+
+    /// Wakes a writer or drainer blocked on the server.
+    public func interrupt() {
+        interrupted.store(true, ordering: .releasing)
+        guard let mainloop else { return }
+        pa_threaded_mainloop_lock(mainloop)
+        pa_threaded_mainloop_signal(mainloop, 0)
+        pa_threaded_mainloop_unlock(mainloop)
+    }
+
+    /// Lets writes block again.
+    public func clearInterrupt() {
+        interrupted.store(false, ordering: .releasing)
+    }
+
+    /// Frames written but not yet heard: the stream's queue plus the device's own latency,
+    /// interpolated between the server's timing updates.
+    public var latencyFrames: Int {
+        guard let mainloop else { return 0 }
+        pa_threaded_mainloop_lock(mainloop)
+        defer { pa_threaded_mainloop_unlock(mainloop) }
+        guard let stream, let format, pa_stream_get_state(stream) == PA_STREAM_READY else { return 0 }
+        var latency: pa_usec_t = 0
+        var negative: Int32 = 0
+        guard pa_stream_get_latency(stream, &latency, &negative) == 0, negative == 0 else { return 0 }
+        return Int((Double(latency) * Double(format.sampleRate) / 1_000_000).rounded())
+    }
+
+    /// Sets the stream's volume on the server (1 leaves samples unchanged).
+    public func setVolume(_ volume: Double) {
+        guard let mainloop else {
+            self.volume = volume
+            return
+        }
+        pa_threaded_mainloop_lock(mainloop)
+        defer { pa_threaded_mainloop_unlock(mainloop) }
+        self.volume = volume
+        guard let context, let stream, let format, pa_stream_get_state(stream) == PA_STREAM_READY else { return }
+        var channelVolume = cvolume(channels: format.channels)
+        unrefOperation(pa_context_set_sink_input_volume(context, pa_stream_get_index(stream), &channelVolume, nil, nil))
+    }
+
+    // MARK: Connection
+
+    private func connectIfNeeded() throws(PlayerError) {
+        if let mainloop {
+            pa_threaded_mainloop_lock(mainloop)
+            let ready = context.map { pa_context_get_state($0) == PA_CONTEXT_READY } ?? false
+            pa_threaded_mainloop_unlock(mainloop)
+            if ready { return }
+            disconnect()
+        }
+        guard let loop = pa_threaded_mainloop_new() else {
+            throw .soundServerUnavailable(reason: "cannot create a PulseAudio main loop")
+        }
+        guard let newContext = pa_context_new(pa_threaded_mainloop_get_api(loop), applicationName) else {
+            pa_threaded_mainloop_free(loop)
+            throw .soundServerUnavailable(reason: "cannot create a PulseAudio context")
+        }
+        mainloop = loop
+        context = newContext
+        let userdata = Unmanaged.passUnretained(self).toOpaque()
+        pa_context_set_state_callback(newContext, { _, userdata in
+            let sink = Unmanaged<PulseAudioSink>.fromOpaque(userdata!).takeUnretainedValue()
+            pa_threaded_mainloop_signal(sink.mainloop, 0)
+        }, userdata)
+        pa_threaded_mainloop_lock(loop)
+        var failure: PlayerError?
+        if pa_context_connect(newContext, server, PA_CONTEXT_NOAUTOSPAWN, nil) < 0 {
+            failure = .soundServerUnavailable(reason: "\(serverDescription): \(contextErrorLocked)")
+        } else if pa_threaded_mainloop_start(loop) < 0 {
+            failure = .soundServerUnavailable(reason: "cannot start the PulseAudio main loop")
+        } else {
+            while true {
+                let state = pa_context_get_state(newContext)
+                if state == PA_CONTEXT_READY { break }
+                if state == PA_CONTEXT_FAILED || state == PA_CONTEXT_TERMINATED {
+                    failure = .soundServerUnavailable(reason: "\(serverDescription): \(contextErrorLocked)")
+                    break
+                }
+                pa_threaded_mainloop_wait(loop)
+            }
+        }
+        pa_threaded_mainloop_unlock(loop)
+        if let failure {
+            disconnect()
+            throw failure
+        }
+    }
+
+    private var serverDescription: String {
+        server ?? "the default PulseAudio server"
+    }
+
+    private func disconnect() {
+        guard let loop = mainloop else { return }
+        pa_threaded_mainloop_lock(loop)
+        closeStreamLocked()
+        if let context {
+            pa_context_set_state_callback(context, nil, nil)
+            pa_context_disconnect(context)
+            pa_context_unref(context)
+        }
+        context = nil
+        pa_threaded_mainloop_unlock(loop)
+        pa_threaded_mainloop_stop(loop)
+        pa_threaded_mainloop_free(loop)
+        mainloop = nil
+    }
+
+    // MARK: Stream (mainloop lock held)
+
+    private func makeStreamLocked(format: AudioFormat) throws(PlayerError) {
+        guard let context, let mainloop else { throw .soundServerUnavailable(reason: "not connected") }
+        var spec = pa_sample_spec(format: Self.nativeS16, rate: UInt32(format.sampleRate), channels: UInt8(format.channels))
+        guard let newStream = pa_stream_new(context, applicationName, &spec, nil) else {
+            throw .soundServerUnavailable(reason: "cannot create a stream for \(format): \(contextErrorLocked)")
+        }
+        let userdata = Unmanaged.passUnretained(self).toOpaque()
+        let signal: pa_stream_notify_cb_t = { _, userdata in
+            let sink = Unmanaged<PulseAudioSink>.fromOpaque(userdata!).takeUnretainedValue()
+            pa_threaded_mainloop_signal(sink.mainloop, 0)
+        }
+        pa_stream_set_state_callback(newStream, signal, userdata)
+        pa_stream_set_latency_update_callback(newStream, signal, userdata)
+        pa_stream_set_write_callback(newStream, { _, _, userdata in
+            let sink = Unmanaged<PulseAudioSink>.fromOpaque(userdata!).takeUnretainedValue()
+            pa_threaded_mainloop_signal(sink.mainloop, 0)
+        }, userdata)
+        pa_stream_set_underflow_callback(newStream, { _, userdata in
+            let sink = Unmanaged<PulseAudioSink>.fromOpaque(userdata!).takeUnretainedValue()
+            sink.underflows.add(1, ordering: .relaxed)
+            pa_threaded_mainloop_signal(sink.mainloop, 0)
+        }, userdata)
+
+        var attributes = pa_buffer_attr(
+            maxlength: UInt32.max,
+            tlength: UInt32(pa_usec_to_bytes(pa_usec_t(targetLatency * 1_000_000), &spec)),
+            prebuf: UInt32(pa_usec_to_bytes(pa_usec_t(prebuffer * 1_000_000), &spec)),
+            minreq: UInt32.max,
+            fragsize: UInt32.max)
+        let flags = pa_stream_flags_t(rawValue: PA_STREAM_START_CORKED.rawValue
+            | PA_STREAM_INTERPOLATE_TIMING.rawValue
+            | PA_STREAM_AUTO_TIMING_UPDATE.rawValue
+            | PA_STREAM_ADJUST_LATENCY.rawValue)
+        var channelVolume = cvolume(channels: format.channels)
+        let connected = volume == 1
+            ? pa_stream_connect_playback(newStream, sinkName, &attributes, flags, nil, nil)
+            : pa_stream_connect_playback(newStream, sinkName, &attributes, flags, &channelVolume, nil)
+        stream = newStream
+        self.format = format
+        corked = true
+        guard connected == 0 else {
+            let reason = contextErrorLocked
+            closeStreamLocked()
+            throw .soundServerUnavailable(reason: "cannot play on \(sinkName ?? "the default sink"): \(reason)")
+        }
+        while true {
+            let state = pa_stream_get_state(newStream)
+            if state == PA_STREAM_READY { break }
+            if state == PA_STREAM_FAILED || state == PA_STREAM_TERMINATED {
+                let reason = contextErrorLocked
+                closeStreamLocked()
+                throw .soundServerUnavailable(reason: "cannot play on \(sinkName ?? "the default sink"): \(reason)")
+            }
+            pa_threaded_mainloop_wait(mainloop)
+        }
+    }
+
+    private func closeStreamLocked() {
+        guard let stream else { return }
+        pa_stream_set_state_callback(stream, nil, nil)
+        pa_stream_set_latency_update_callback(stream, nil, nil)
+        pa_stream_set_write_callback(stream, nil, nil)
+        pa_stream_set_underflow_callback(stream, nil, nil)
+        if pa_stream_get_state(stream) == PA_STREAM_READY {
+            pa_stream_disconnect(stream)
+        }
+        pa_stream_unref(stream)
+        self.stream = nil
+        format = nil
+    }
+
+    private func setCorked(_ cork: Bool) {
+        guard let mainloop else { return }
+        pa_threaded_mainloop_lock(mainloop)
+        defer { pa_threaded_mainloop_unlock(mainloop) }
+        guard let stream, corked != cork, pa_stream_get_state(stream) == PA_STREAM_READY else { return }
+        corked = cork
+        unrefOperation(pa_stream_cork(stream, cork ? 1 : 0, nil, nil))
+    }
+
+    private func cvolume(channels: Int) -> pa_cvolume {
+        var result = pa_cvolume()
+        pa_cvolume_set(&result, UInt32(channels), pa_sw_volume_from_linear(volume))
+        return result
+    }
+
+    private func unrefOperation(_ operation: OpaquePointer?) {
+        if let operation { pa_operation_unref(operation) }
+    }
+
+    private var contextErrorLocked: String {
+        guard let context else { return "not connected" }
+        return String(cString: pa_strerror(pa_context_errno(context)))
+    }
+}

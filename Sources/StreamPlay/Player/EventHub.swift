@@ -1,0 +1,36 @@
+import Foundation
+import Synchronization
+
+/// Fans ``PlayerEvent``s out to every ``Player/events`` stream.
+///
+/// Yielding to an `AsyncStream` never blocks, so engine threads can report without waiting on
+/// a slow listener; each stream buffers what its listener has not read yet.
+final class EventHub: Sendable {
+    private let continuations = Mutex<[UUID: AsyncStream<PlayerEvent>.Continuation]>([:])
+
+    /// A new stream that first yields `initial`, then every event from now on.
+    func subscribe(initial: PlayerEvent) -> AsyncStream<PlayerEvent> {
+        let (stream, continuation) = AsyncStream<PlayerEvent>.makeStream(bufferingPolicy: .bufferingNewest(1024))
+        let id = UUID()
+        continuation.onTermination = { [weak self] _ in
+            self?.continuations.withLock { _ = $0.removeValue(forKey: id) }
+        }
+        continuation.yield(initial)
+        continuations.withLock { $0[id] = continuation }
+        return stream
+    }
+
+    func send(_ event: PlayerEvent) {
+        continuations.withLock { continuations in
+            for continuation in continuations.values { continuation.yield(event) }
+        }
+    }
+
+    func finishAll() {
+        let all = continuations.withLock { continuations in
+            defer { continuations.removeAll() }
+            return Array(continuations.values)
+        }
+        for continuation in all { continuation.finish() }
+    }
+}

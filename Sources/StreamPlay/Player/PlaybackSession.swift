@@ -1,0 +1,436 @@
+import Logging
+import Synchronization
+
+/// One play of one track: the input thread, the ring, and the decoder thread that drives them
+/// into the sink.
+///
+/// The decoder thread owns the decoder and every decision about the track; other threads only
+/// post commands (``Commands``) and read the timing atomics. It sleeps on ``wake`` when it has
+/// nothing to do, and in the sink when the sink is full.
+final class PlaybackSession: @unchecked Sendable {
+    /// What the session tells its ``Player``.
+    enum Report: Sendable {
+        case state(PlayerState)
+        case format(AudioFormat)
+        case duration(Double)
+        case bufferingProgress(Double)
+        case seeked(Double)
+    }
+
+    /// Commands from control threads, taken by the decoder thread.
+    private struct Commands {
+        var seekTarget: Double?
+        /// The target of a seek not yet carried out: what ``position`` reports meanwhile.
+        var shownSeekTarget: Double?
+        var paused = false
+        var stopRequested = false
+        /// The state last reported, before the pause overlay.
+        var phase: PlayerState = .connecting
+    }
+
+    let location: MediaLocation
+    private let configuration: PlayerConfiguration
+    private let sink: any AudioSink
+    private let report: @Sendable (Report) -> Void
+    private let startTime: Double
+    private let length: Double?
+    private let wake = ThreadSignal()
+    private let commands = Mutex(Commands())
+    private let ring: ByteRing
+    private let input: any InputSource
+    private var thread: EngineThread?
+    private var logger: Logger { configuration.logger }
+
+    // Timing, written by the decoder thread, read by any thread.
+    private let sampleRate = Atomic<Int>(0)
+    private let baseFrame = Atomic<Int>(0)
+    private let framesWritten = Atomic<Int>(0)
+
+    /// Bytes fed without finding a frame, beyond any ID3v2 tag, before the input is declared
+    /// not to be MPEG audio.
+    private static let sniffLimit = 256 * 1024
+
+    init(location: MediaLocation, startTime: Double, length: Double?, sink: any AudioSink,
+         configuration: PlayerConfiguration, report: @escaping @Sendable (Report) -> Void) {
+        self.location = location
+        self.startTime = max(startTime, 0)
+        self.length = length
+        self.sink = sink
+        self.configuration = configuration
+        self.report = report
+        let wake = self.wake
+        ring = ByteRing(capacity: configuration.inputBufferCapacity) { wake.signal() }
+        let control = InputControl { wake.signal() }
+        switch location {
+        case .remote(let url):
+            input = CurlInputSource(url: url, ring: ring, control: control, configuration: configuration)
+        case .file(let path):
+            input = FileInputSource(path: path, ring: ring, control: control)
+        }
+    }
+
+    /// Starts the decoder thread; it starts the input.
+    func start() {
+        thread = EngineThread(name: "sp-decoder") { [self] in run() }
+    }
+
+    // MARK: Commands (any thread)
+
+    /// Pauses or resumes. The sink reacts at once; the decoder thread learns on its next turn.
+    func setPaused(_ paused: Bool) {
+        commands.withLock { commands in
+            guard commands.paused != paused, !commands.phase.isFinal else { return }
+            commands.paused = paused
+            if paused {
+                sink.pause()
+                report(.state(.paused))
+            } else {
+                if commands.phase == .playing { sink.start() }
+                report(.state(commands.phase))
+            }
+        }
+        wake.signal()
+    }
+
+    /// Asks for audio from `seconds` on.
+    func seek(to seconds: Double) {
+        commands.withLock {
+            $0.seekTarget = max(seconds, 0)
+            $0.shownSeekTarget = max(seconds, 0)
+        }
+        sink.interrupt()
+        wake.signal()
+    }
+
+    /// Ends the play and waits for the engine threads to finish.
+    func stop() {
+        commands.withLock { $0.stopRequested = true }
+        sink.interrupt()
+        wake.signal()
+        thread?.join()
+    }
+
+    /// Seconds heard so far: frames handed to the sink minus those still queued in it.
+    /// While a seek is pending, its target.
+    var position: Double? {
+        if let target = commands.withLock({ $0.shownSeekTarget }) { return target }
+        let rate = sampleRate.load(ordering: .acquiring)
+        guard rate > 0 else { return startTime > 0 ? startTime : nil }
+        let base = baseFrame.load(ordering: .acquiring)
+        let written = framesWritten.load(ordering: .acquiring)
+        let heard = max(written - sink.latencyFrames, 0)
+        return Double(base + heard) / Double(rate)
+    }
+
+    /// How full the input buffer is, 0 to 1.
+    var bufferFill: Double {
+        Double(ring.available) / Double(ring.capacity)
+    }
+
+    // MARK: Decoder thread
+
+    private func setPhase(_ phase: PlayerState) {
+        commands.withLock { commands in
+            guard commands.phase != phase else { return }
+            commands.phase = phase
+            if commands.paused, !phase.isFinal { return }
+            report(.state(phase))
+        }
+    }
+
+    private var isPaused: Bool { commands.withLock { $0.paused } }
+
+    private func run() {
+        let result = Result { () throws(PlayerError) -> PlayerState in try decodeLoop() }
+        input.stop()
+        switch result {
+        case .success(let final):
+            if final == .ended || final == .idle {
+                sink.flush()
+            }
+            setPhase(final)
+        case .failure(let error):
+            sink.flush()
+            logger.info("play failed", metadata: ["location": "\(location)", "error": "\(error)"])
+            setPhase(.failed(error))
+        }
+    }
+
+    /// The loop of the decoder thread. Returns `.ended`, or `.idle` when stopped.
+    private func decodeLoop() throws(PlayerError) -> PlayerState {
+        let decoder = try MPG123Decoder()
+        var state = DecodeState()
+        state.pendingSeek = startTime > 0 ? startTime : nil
+        input.start(at: 0, generation: state.generation)
+
+        let inputBuffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 16 * 1024, alignment: 16)
+        defer { inputBuffer.deallocate() }
+        let pcm = UnsafeMutableRawBufferPointer.allocate(byteCount: decoder.preferredBufferSize, alignment: 16)
+        defer { pcm.deallocate() }
+
+        while true {
+            sink.clearInterrupt()
+            let (stop, seek, paused) = commands.withLock { commands in
+                defer { commands.seekTarget = nil }
+                return (commands.stopRequested, commands.seekTarget, commands.paused)
+            }
+            if stop { return .idle }
+            if let seek { state.pendingSeek = seek; state.draining = false }
+            if let target = state.pendingSeek, let format = decoder.format {
+                try performSeek(to: target, format: format, decoder: decoder, state: &state)
+            }
+            // Files and the null sink do not wait for real time: pausing them means not decoding.
+            if paused, !sink.isRealTime {
+                wake.wait(timeout: 1)
+                continue
+            }
+            if !state.infoApplied, let info = input.control.info {
+                state.infoApplied = true
+                try checkContentType(info)
+                if let total = info.totalLength { decoder.setInputLength(total) }
+            }
+            if state.draining {
+                if try finishPlayback(state: &state) { return .ended }
+                continue
+            }
+
+            switch try decode(decoder, into: pcm, state: state) {
+            case .formatChanged:
+                guard let format = decoder.format else { continue }
+                try sink.open(format: format)
+                sampleRate.store(format.sampleRate, ordering: .releasing)
+                report(.format(format))
+                state.prebufferFrames = format.frames(forSeconds: configuration.prebuffer)
+                if let length, length > 0 {
+                    state.endFrame = format.frames(forSeconds: startTime + length)
+                }
+                reportDuration(decoder: decoder, state: &state)
+                if state.pendingSeek == nil { baseFrame.store(0, ordering: .releasing) }
+                setPhase(.buffering)
+            case .audio(let byteCount, let firstFrame):
+                guard let format = decoder.format else { continue }
+                if !state.durationReported { reportDuration(decoder: decoder, state: &state) }
+                if try deliver(pcm: UnsafeRawBufferPointer(rebasing: pcm[..<byteCount]), firstFrame: firstFrame,
+                               format: format, state: &state) {
+                    state.draining = true
+                }
+            case .needMore:
+                if try feed(decoder, buffer: inputBuffer, state: &state) { continue }
+                switch input.control.outcome(of: state.generation) {
+                case nil:
+                    if !ring.announceConsumerWaiting(generation: state.generation) {
+                        wake.wait(timeout: 0.5)
+                    }
+                case .finished?:
+                    if ring.available(generation: state.generation) > 0 { continue }
+                    guard decoder.format != nil else {
+                        throw state.bytesFed == 0
+                            ? .emptyStream(url: location.description)
+                            : .notAudio(url: location.description, reason: "no MPEG audio frame found")
+                    }
+                    state.draining = true
+                case .failed(let error)?:
+                    if ring.available(generation: state.generation) > 0 { continue }
+                    // Play out what was decoded before reporting the failure, as a player would.
+                    if decoder.format != nil, state.started || state.framesBuffered > 0 {
+                        state.failure = error
+                        state.draining = true
+                    } else {
+                        throw error
+                    }
+                }
+            case .finished:
+                state.draining = true
+            }
+        }
+    }
+
+    /// The decoder thread's own bookkeeping.
+    private struct DecodeState {
+        var generation = 1
+        /// Absolute byte offset of the next ring byte of this generation.
+        var inputPosition = 0
+        /// Input is read and thrown away up to this offset (seek without a Range request).
+        var skipTo: Int?
+        var bytesFed = 0
+        var id3Size: Int?
+        var infoApplied = false
+        var pendingSeek: Double?
+        /// The next audio chunk starts the timeline anew (after a seek).
+        var rebase = true
+        var started = false
+        var framesBuffered = 0
+        var prebufferFrames = 0
+        var lastProgressStep = -1
+        var endFrame: Int?
+        var durationReported = false
+        var draining = false
+        var failure: PlayerError?
+    }
+
+    private func decode(_ decoder: MPG123Decoder, into pcm: UnsafeMutableRawBufferPointer,
+                        state: DecodeState) throws(PlayerError) -> DecodeStep {
+        do {
+            return try decoder.decode(into: pcm)
+        } catch {
+            if decoder.format == nil {
+                throw .notAudio(url: location.description, reason: "\(error)")
+            }
+            throw error
+        }
+    }
+
+    /// Moves ring bytes into the decoder. Returns `false` when the ring had none.
+    private func feed(_ decoder: MPG123Decoder, buffer: UnsafeMutableRawBufferPointer,
+                      state: inout DecodeState) throws(PlayerError) -> Bool {
+        if let skipTo = state.skipTo {
+            let skipped = ring.skip(skipTo - state.inputPosition, generation: state.generation)
+            state.inputPosition += skipped
+            if state.inputPosition >= skipTo { state.skipTo = nil }
+            return skipped > 0
+        }
+        let count = ring.read(into: buffer, generation: state.generation)
+        guard count > 0 else { return false }
+        let bytes = UnsafeRawBufferPointer(rebasing: buffer[..<count])
+        if state.bytesFed == 0 && state.inputPosition == 0 {
+            try sniff(bytes, state: &state)
+        }
+        try decoder.feed(bytes)
+        state.inputPosition += count
+        state.bytesFed += count
+        if decoder.format == nil, state.bytesFed > (state.id3Size ?? 0) + Self.sniffLimit {
+            throw .notAudio(url: location.description, reason: "no MPEG audio frame in the first \(state.bytesFed) bytes")
+        }
+        return true
+    }
+
+    /// Recognises text where audio should be, and measures an ID3v2 tag in front.
+    private func sniff(_ bytes: UnsafeRawBufferPointer, state: inout DecodeState) throws(PlayerError) {
+        let head = Array(bytes.prefix(16))
+        if head.count >= 10, head[0] == 0x49, head[1] == 0x44, head[2] == 0x33 { // "ID3"
+            let size = head[6...9].reduce(0) { ($0 << 7) | Int($1 & 0x7F) }
+            state.id3Size = 10 + size + (head[5] & 0x10 != 0 ? 10 : 0)
+            return
+        }
+        let text = String(decoding: head, as: UTF8.self).trimmingPrefix(while: { $0.isWhitespace }).lowercased()
+        for marker in ["<!doctype", "<html", "<?xml", "<head", "<body", "{\""] where text.hasPrefix(marker) {
+            throw .notAudio(url: location.description, reason: "the content is text (\(marker)…), not audio")
+        }
+    }
+
+    private func checkContentType(_ info: InputInfo) throws(PlayerError) {
+        guard let type = info.contentType?.lowercased() else { return }
+        let textTypes = ["text/html", "application/xhtml+xml", "application/json", "text/xml", "application/xml"]
+        if textTypes.contains(where: { type.hasPrefix($0) }) {
+            throw .notAudio(url: location.description, reason: "the server sent \(type)")
+        }
+    }
+
+    private func reportDuration(decoder: MPG123Decoder, state: inout DecodeState) {
+        guard let total = decoder.totalFrames, let format = decoder.format else { return }
+        state.durationReported = true
+        report(.duration(format.seconds(forFrames: total)))
+    }
+
+    /// Hands decoded audio to the sink and starts output once the prebuffer is full.
+    /// Returns `true` when the requested length has been reached.
+    private func deliver(pcm: UnsafeRawBufferPointer, firstFrame: Int, format: AudioFormat,
+                         state: inout DecodeState) throws(PlayerError) -> Bool {
+        if state.rebase {
+            state.rebase = false
+            baseFrame.store(firstFrame, ordering: .releasing)
+            framesWritten.store(0, ordering: .releasing)
+        }
+        var bytes = pcm
+        var reachedEnd = false
+        if let endFrame = state.endFrame {
+            let remaining = max(endFrame - firstFrame, 0) * format.bytesPerFrame
+            if remaining <= bytes.count {
+                bytes = UnsafeRawBufferPointer(rebasing: bytes[..<remaining])
+                reachedEnd = true
+            }
+        }
+        guard try sink.write(bytes) else { return false }
+        let frames = bytes.count / format.bytesPerFrame
+        framesWritten.add(frames, ordering: .releasing)
+        if !state.started {
+            state.framesBuffered += frames
+            let target = max(state.prebufferFrames, 1)
+            if state.framesBuffered >= target {
+                startOutput(state: &state)
+            } else {
+                let step = state.framesBuffered * 4 / target
+                if step != state.lastProgressStep {
+                    state.lastProgressStep = step
+                    report(.bufferingProgress(Double(state.framesBuffered) / Double(target)))
+                }
+            }
+        }
+        return reachedEnd
+    }
+
+    private func startOutput(state: inout DecodeState) {
+        state.started = true
+        report(.bufferingProgress(1))
+        commands.withLock { commands in
+            if !commands.paused { sink.start() }
+        }
+        setPhase(.playing)
+    }
+
+    /// Lets the sink play out what it holds. Returns `true` when done, `false` if interrupted.
+    private func finishPlayback(state: inout DecodeState) throws(PlayerError) -> Bool {
+        if !state.started { startOutput(state: &state) }
+        if isPaused && sink.isRealTime {
+            // Draining a corked stream waits for the resume; the wait is interruptible.
+            wake.wait(timeout: 0.25)
+            return false
+        }
+        guard try sink.drain() else { return false }
+        if let failure = state.failure { throw failure }
+        return true
+    }
+
+    private func performSeek(to target: Double, format: AudioFormat, decoder: MPG123Decoder,
+                             state: inout DecodeState) throws(PlayerError) {
+        state.pendingSeek = nil
+        defer {
+            commands.withLock { if $0.seekTarget == nil { $0.shownSeekTarget = nil } }
+        }
+        var frame = format.frames(forSeconds: target)
+        if let total = decoder.totalFrames { frame = min(frame, max(total - 1, 0)) }
+        let (landed, offset) = try decoder.seek(toFrame: frame)
+        sink.flush()
+        baseFrame.store(landed, ordering: .releasing)
+        framesWritten.store(0, ordering: .releasing)
+        state.rebase = true
+        state.started = false
+        state.framesBuffered = 0
+        state.lastProgressStep = -1
+        state.draining = false
+        state.failure = nil
+        report(.seeked(format.seconds(forFrames: landed)))
+
+        let buffered = ring.available(generation: state.generation)
+        let supportsRanges = input.control.info?.supportsRanges ?? false
+        let finished = input.control.outcome(of: state.generation) != nil
+        if offset >= state.inputPosition && offset <= state.inputPosition + buffered {
+            state.skipTo = offset
+        } else if supportsRanges {
+            restartInput(at: offset, state: &state)
+        } else if offset > state.inputPosition && !finished {
+            state.skipTo = offset
+        } else {
+            restartInput(at: 0, state: &state)
+            state.skipTo = offset
+        }
+        logger.debug("seek", metadata: ["target": "\(target)", "landed": "\(landed)", "offset": "\(offset)"])
+    }
+
+    private func restartInput(at offset: Int, state: inout DecodeState) {
+        state.generation += 1
+        state.inputPosition = offset
+        state.skipTo = nil
+        input.start(at: offset, generation: state.generation)
+    }
+}

@@ -1,0 +1,202 @@
+import Foundation
+import Synchronization
+
+/// Plays MP3 from HTTP(S) URLs and files: the controller a music player links.
+///
+/// ```swift
+/// let player = Player()
+/// player.play(try MediaLocation(parsing: "https://example.org/track.mp3"))
+/// for await event in player.events {
+///     if case .stateChanged(let state) = event, state.isFinal { break }
+/// }
+/// ```
+///
+/// Every command returns at once and is safe from any thread or task; the work happens on the
+/// engine's own threads (input, decoder, sound server). State and timing can be read
+/// synchronously at any time and are also reported on ``events``.
+public final class Player: Sendable {
+    private struct Core {
+        var session: PlaybackSession?
+        var sessionID = 0
+        var state: PlayerState = .idle
+        var format: AudioFormat?
+        var duration: Double?
+        var volume = 1.0
+        var sink: (any AudioSink)?
+    }
+
+    /// The configuration the player was made with.
+    public let configuration: PlayerConfiguration
+    private let core = Mutex(Core())
+    private let hub = EventHub()
+
+    /// Creates a player. Nothing connects or starts until the first play.
+    public init(configuration: PlayerConfiguration = PlayerConfiguration()) {
+        self.configuration = configuration
+    }
+
+    deinit {
+        stop()
+        hub.finishAll()
+    }
+
+    // MARK: Commands
+
+    /// Plays `location` from `startTime` seconds, for `length` seconds or to the end,
+    /// replacing whatever played before.
+    public func play(_ location: MediaLocation, startingAt startTime: Double = 0, length: Double? = nil) {
+        let previous = core.withLock { core -> PlaybackSession? in
+            defer { core.session = nil }
+            return core.session
+        }
+        if let previous {
+            previous.stop()
+            (core.withLock { $0.sink } as? PulseAudioSink)?.closeStream()
+        }
+        let (sink, id) = core.withLock { core -> (any AudioSink, Int) in
+            let sink = core.sink ?? configuration.output.makeSink(configuration: configuration)
+            core.sink = sink
+            core.sessionID += 1
+            core.format = nil
+            core.duration = nil
+            return (sink, core.sessionID)
+        }
+        sink.setVolume(volume)
+        let session = PlaybackSession(location: location, startTime: startTime, length: length, sink: sink,
+                                      configuration: configuration) { [weak self] report in
+            self?.receive(report, from: id)
+        }
+        core.withLock { $0.session = session }
+        update(state: .connecting, sessionID: id)
+        session.start()
+    }
+
+    /// Parses `text` as a URL or path and plays it; an unusable location ends in ``PlayerState/failed(_:)``.
+    public func play(_ text: String, startingAt startTime: Double = 0, length: Double? = nil) {
+        do {
+            play(try MediaLocation(parsing: text), startingAt: startTime, length: length)
+        } catch {
+            stop()
+            let id = core.withLock { $0.sessionID }
+            update(state: .failed(error), sessionID: id)
+        }
+    }
+
+    /// Pauses output at once, keeping the position and the buffers.
+    public func pause() {
+        current?.setPaused(true)
+    }
+
+    /// Resumes after ``pause()``.
+    public func resume() {
+        current?.setPaused(false)
+    }
+
+    /// Stops playing and releases the engine's threads, the stream, the sound server connection
+    /// and the buffers. Returns once they are gone.
+    public func stop() {
+        let (session, sink, id) = core.withLock { core in
+            defer {
+                core.session = nil
+                core.sink = nil
+            }
+            return (core.session, core.sink, core.sessionID)
+        }
+        session?.stop()
+        sink?.close()
+        if session != nil {
+            update(state: .idle, sessionID: id)
+        }
+    }
+
+    /// Continues playing from `seconds` into the track. The reported position changes at once;
+    /// audio follows as soon as the new position is decoded.
+    public func seek(to seconds: Double) {
+        current?.seek(to: seconds)
+    }
+
+    // MARK: State
+
+    /// The state of the current play.
+    public var state: PlayerState { core.withLock { $0.state } }
+
+    /// Seconds into the track of the audio being heard now (not merely decoded): frames handed to
+    /// the sink minus the sink's latency. `nil` before the format is known.
+    public var position: Double? { current?.position }
+
+    /// The track's length in seconds, when known.
+    public var duration: Double? { core.withLock { $0.duration } }
+
+    /// The PCM format of the track, once decoding began.
+    public var format: AudioFormat? { core.withLock { $0.format } }
+
+    /// How full the input buffer is, from 0 (empty) to 1 (full).
+    public var bufferedFraction: Double { current?.bufferFill ?? 0 }
+
+    /// Output volume from 0 (silent) to 1 (unchanged). Applied by the sound server for
+    /// PulseAudio, to the samples for the WAV and null outputs.
+    public var volume: Double {
+        get { core.withLock { $0.volume } }
+        set {
+            let volume = max(newValue, 0)
+            let sink = core.withLock { core in
+                core.volume = volume
+                return core.sink
+            }
+            sink?.setVolume(volume)
+        }
+    }
+
+    /// A stream of everything that happens from now on, starting with the current state.
+    /// Each call makes an independent stream; it ends when the player is released.
+    public var events: AsyncStream<PlayerEvent> {
+        hub.subscribe(initial: .stateChanged(state))
+    }
+
+    /// Waits until the current play ends, fails or is stopped, and returns that state.
+    public func waitUntilFinished() async -> PlayerState {
+        let stream = events
+        for await event in stream {
+            if case .stateChanged(let state) = event, state.isFinal { return state }
+        }
+        return state
+    }
+
+    // MARK: Reports from the session
+
+    private var current: PlaybackSession? { core.withLock { $0.session } }
+
+    private func receive(_ report: PlaybackSession.Report, from id: Int) {
+        switch report {
+        case .state(let state):
+            update(state: state, sessionID: id)
+        case .format(let format):
+            guard core.withLock({ core in
+                guard core.sessionID == id else { return false }
+                core.format = format
+                return true
+            }) else { return }
+            hub.send(.formatKnown(format))
+        case .duration(let seconds):
+            guard core.withLock({ core in
+                guard core.sessionID == id else { return false }
+                core.duration = seconds
+                return true
+            }) else { return }
+            hub.send(.durationKnown(seconds))
+        case .bufferingProgress(let fraction):
+            if core.withLock({ $0.sessionID == id }) { hub.send(.bufferingProgress(fraction)) }
+        case .seeked(let seconds):
+            if core.withLock({ $0.sessionID == id }) { hub.send(.seeked(to: seconds)) }
+        }
+    }
+
+    private func update(state: PlayerState, sessionID id: Int) {
+        let changed = core.withLock { core in
+            guard core.sessionID == id, core.state != state else { return false }
+            core.state = state
+            return true
+        }
+        if changed { hub.send(.stateChanged(state)) }
+    }
+}

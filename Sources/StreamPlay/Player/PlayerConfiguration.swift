@@ -1,0 +1,43 @@
+import Logging
+
+/// Everything a ``Player`` can be tuned with. The defaults suit a desktop player on a normal link.
+public struct PlayerConfiguration: Sendable {
+    /// Where decoded audio goes.
+    public var output: AudioOutput = .pulseAudio()
+    /// Bound on buffered encoded input, in bytes. Memory never grows past it with the track.
+    /// At 128 kbit/s the default of 512 KiB holds about 32 s.
+    public var inputBufferCapacity = 512 * 1024
+    /// Decoded audio, in seconds, handed to the sink before playback starts (and after a seek).
+    /// Low, so that audio starts quickly.
+    public var prebuffer = 0.1
+    /// Buffered audio, in seconds, the sound server aims to hold once playing.
+    public var targetLatency = 0.2
+    /// Seconds allowed for the TCP and TLS connection.
+    public var connectTimeout = 10.0
+    /// Seconds without a single byte (while the buffer wants more) before a transfer fails.
+    public var stallTimeout = 20.0
+    /// Redirects followed at most for one request.
+    public var maxRedirects = 10
+    /// User-Agent sent with every request.
+    public var userAgent = "StreamPlay/\(StreamPlayVersion.current)"
+    /// A PEM file of certificate authorities to trust instead of the system's. TLS is always verified.
+    public var caCertificatesPath: String?
+    /// Extra request headers (for example an Authorization header from a resolver).
+    public var requestHeaders: [String: String] = [:]
+    /// Where the engine logs; never with tokens or query strings.
+    public var logger = Logger(label: "streamplay")
+
+    /// Creates the default configuration.
+    public init() {}
+
+    /// Creates the default configuration with another output.
+    public init(output: AudioOutput) {
+        self.output = output
+    }
+}
+
+/// The version of the StreamPlay library.
+public enum StreamPlayVersion {
+    /// Semantic version string.
+    public static let current = "0.1.0"
+}

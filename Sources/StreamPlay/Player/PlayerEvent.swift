@@ -1,0 +1,13 @@
+/// Something a ``Player`` reports on its ``Player/events`` streams.
+public enum PlayerEvent: Sendable, Equatable {
+    /// The state changed.
+    case stateChanged(PlayerState)
+    /// The decoder found the PCM format of the track.
+    case formatKnown(AudioFormat)
+    /// The track's length in seconds became known (or more precise).
+    case durationKnown(Double)
+    /// Progress towards the prebuffer needed to start, 0 to 1.
+    case bufferingProgress(Double)
+    /// A seek was carried out; audio continues from this position in seconds.
+    case seeked(to: Double)
+}

@@ -1,0 +1,111 @@
+import Foundation
+import StreamPlay
+import Synchronization
+
+/// How `streamplay` shows what happens.
+enum ReportMode: Equatable {
+    /// A one-line progress display, redrawn in place (stdout is a terminal).
+    case terminal
+    /// Plain lines for state changes, no control characters (stdout is not a terminal).
+    case plain
+    /// One JSON object per line for each event, and periodic positions.
+    case json
+    /// Nothing but errors (on stderr).
+    case quiet
+}
+
+/// Prints events and progress in the chosen ``ReportMode``. Called from the command's task and
+/// from its ticker task, hence the lock.
+final class EventReporter: Sendable {
+    let mode: ReportMode
+    private let state = Mutex<(input: String, lineOpen: Bool)>(("", false))
+
+    init(mode: ReportMode) {
+        self.mode = mode
+    }
+
+    func begin(input: String) {
+        state.withLock { $0.input = Redaction.describe(input) }
+        if mode == .plain { print("Playing \(Redaction.describe(input))") }
+    }
+
+    func report(_ event: PlayerEvent, player: Player) {
+        let input = state.withLock { $0.input }
+        switch mode {
+        case .json:
+            emitJSON(Self.json(for: event, input: input))
+        case .plain:
+            if case .stateChanged(let playerState) = event, playerState != .connecting {
+                print("\(playerState.name)")
+            } else if case .formatKnown(let format) = event {
+                print("format: \(format)")
+            }
+        case .terminal:
+            if case .stateChanged = event { tick(player: player) }
+        case .quiet:
+            break
+        }
+    }
+
+    /// A periodic update: the progress line, or a JSON position object.
+    func tick(player: Player) {
+        switch mode {
+        case .json:
+            guard let position = player.position else { return }
+            var object: [String: Any] = ["event": "position", "position": round3(position),
+                                         "buffer": round3(player.bufferedFraction), "state": player.state.name]
+            if let duration = player.duration { object["duration"] = round3(duration) }
+            emitJSON(object)
+        case .terminal:
+            let position = player.position.map(TimeValue.format) ?? "--:--"
+            let duration = player.duration.map(TimeValue.format) ?? "--:--"
+            let fill = Int((player.bufferedFraction * 100).rounded())
+            let line = "\(player.state.name.padding(toLength: 10, withPad: " ", startingAt: 0)) \(position) / \(duration)  buffer \(fill)%"
+            state.withLock { $0.lineOpen = true }
+            FileHandle.standardOutput.write(Data("\r\u{1B}[2K\(line)".utf8))
+        case .plain, .quiet:
+            break
+        }
+    }
+
+    /// Ends the progress line so that the next output starts on a fresh line.
+    func finishLine() {
+        let open = state.withLock { state in
+            defer { state.lineOpen = false }
+            return state.lineOpen
+        }
+        if open { FileHandle.standardOutput.write(Data("\n".utf8)) }
+    }
+
+    func error(input: String, error: PlayerError) {
+        if mode == .json {
+            emitJSON(["event": "error", "input": Redaction.describe(input), "message": error.description])
+        }
+    }
+
+    private static func json(for event: PlayerEvent, input: String) -> [String: Any] {
+        switch event {
+        case .stateChanged(let state):
+            var object: [String: Any] = ["event": "state", "state": state.name, "input": input]
+            if case .failed(let error) = state { object["error"] = error.description }
+            return object
+        case .formatKnown(let format):
+            return ["event": "format", "sampleRate": format.sampleRate, "channels": format.channels]
+        case .durationKnown(let seconds):
+            return ["event": "duration", "duration": round3(seconds)]
+        case .bufferingProgress(let fraction):
+            return ["event": "buffering", "progress": round3(fraction)]
+        case .seeked(let seconds):
+            return ["event": "seeked", "position": round3(seconds)]
+        }
+    }
+
+    private func emitJSON(_ object: [String: Any]) {
+        guard let data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]) else { return }
+        FileHandle.standardOutput.write(data + Data("\n".utf8))
+    }
+}
+
+private func round3(_ value: Double) -> Double {
+    (value * 1000).rounded() / 1000
+}

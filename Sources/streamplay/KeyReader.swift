@@ -1,0 +1,60 @@
+import Foundation
+import StreamPlay
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Reads keys on a thread of its own (a blocking read must not sit on Swift's task pool) and
+/// turns them into player commands: space pause/resume, ← → seek 10 s, q quit.
+final class KeyReader: Sendable {
+    private let player: Player
+    private let quit = Atomic<Bool>(false)
+    private let running = Atomic<Bool>(false)
+    private let seekStep = 10.0
+
+    init(player: Player) {
+        self.player = player
+    }
+
+    /// `true` once q was pressed.
+    var quitRequested: Bool { quit.load(ordering: .relaxed) }
+
+    func start() {
+        Terminal.enableKeyMode()
+        running.store(true, ordering: .relaxed)
+        let thread = Thread { [self] in readLoop() }
+        thread.name = "streamplay-keys"
+        thread.start()
+    }
+
+    func stop() {
+        running.store(false, ordering: .relaxed)
+        Terminal.restore()
+    }
+
+    private func readLoop() {
+        var pending: [UInt8] = []
+        var byte: UInt8 = 0
+        while running.load(ordering: .relaxed) {
+            guard read(STDIN_FILENO, &byte, 1) == 1 else { continue }
+            pending.append(byte)
+            switch pending {
+            case [0x20]:
+                player.state == .paused ? player.resume() : player.pause()
+            case [0x71], [0x51]: // q, Q
+                quit.store(true, ordering: .relaxed)
+                player.stop()
+            case [0x1B, 0x5B, 0x43]: // →
+                player.seek(to: (player.position ?? 0) + seekStep)
+            case [0x1B, 0x5B, 0x44]: // ←
+                player.seek(to: max((player.position ?? 0) - seekStep, 0))
+            case [0x1B], [0x1B, 0x5B]:
+                continue // the start of an escape sequence
+            default:
+                break
+            }
+            pending.removeAll()
+        }
+    }
+}

@@ -1,0 +1,26 @@
+import Dispatch
+import Foundation
+import StreamPlay
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Ctrl-C and termination: stop the player, give the terminal back, exit 130.
+enum SignalHandling {
+    nonisolated(unsafe) private static var sources: [DispatchSourceSignal] = []
+
+    static func install(player: Player, keys: KeyReader?) {
+        for signalNumber in [SIGINT, SIGTERM] {
+            signal(signalNumber, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: .global())
+            source.setEventHandler {
+                keys?.stop()
+                player.stop()
+                if Terminal.isInteractive { FileHandle.standardOutput.write(Data("\n".utf8)) }
+                exit(128 + signalNumber)
+            }
+            source.resume()
+            sources.append(source)
+        }
+    }
+}

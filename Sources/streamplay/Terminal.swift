@@ -1,0 +1,33 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Facts about, and changes to, the controlling terminal.
+enum Terminal {
+    /// `true` when both stdin and stdout are terminals: keys and the progress line make sense.
+    static var isInteractive: Bool {
+        isatty(STDIN_FILENO) == 1 && isatty(STDOUT_FILENO) == 1
+    }
+
+    nonisolated(unsafe) private static var saved: termios?
+
+    /// Switches stdin to unbuffered, unechoed key reading.
+    static func enableKeyMode() {
+        var settings = termios()
+        guard tcgetattr(STDIN_FILENO, &settings) == 0 else { return }
+        saved = settings
+        settings.c_lflag &= ~tcflag_t(ICANON | ECHO)
+        withUnsafeMutableBytes(of: &settings.c_cc) { bytes in
+            bytes[Int(VMIN)] = 0
+            bytes[Int(VTIME)] = 2 // read() returns after 0.2 s without a key, so the reader can stop
+        }
+        tcsetattr(STDIN_FILENO, TCSANOW, &settings)
+    }
+
+    /// Puts the terminal back as it was.
+    static func restore() {
+        guard var settings = saved else { return }
+        tcsetattr(STDIN_FILENO, TCSANOW, &settings)
+    }
+}

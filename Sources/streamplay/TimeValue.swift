@@ -1,0 +1,33 @@
+import ArgumentParser
+
+/// A time given as seconds ("90", "1.5") or minutes and seconds ("1:30", "01:02.5").
+struct TimeValue: ExpressibleByArgument, Equatable {
+    let seconds: Double
+
+    init?(argument: String) {
+        let parts = argument.split(separator: ":", omittingEmptySubsequences: false)
+        switch parts.count {
+        case 1:
+            guard let value = Double(parts[0]), value >= 0, value.isFinite else { return nil }
+            seconds = value
+        case 2:
+            guard let minutes = Int(parts[0]), minutes >= 0, let rest = Double(parts[1]), rest >= 0, rest < 60 else { return nil }
+            seconds = Double(minutes) * 60 + rest
+        case 3:
+            guard let hours = Int(parts[0]), hours >= 0, let minutes = Int(parts[1]), (0..<60).contains(minutes),
+                  let rest = Double(parts[2]), rest >= 0, rest < 60 else { return nil }
+            seconds = Double(hours) * 3600 + Double(minutes) * 60 + rest
+        default:
+            return nil
+        }
+    }
+
+    /// mm:ss for display, h:mm:ss past an hour.
+    static func format(_ seconds: Double) -> String {
+        let total = max(Int(seconds), 0)
+        if total >= 3600 {
+            return String(format: "%d:%02d:%02d", total / 3600, total / 60 % 60, total % 60)
+        }
+        return String(format: "%02d:%02d", total / 60, total % 60)
+    }
+}

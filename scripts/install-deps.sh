@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# Installs the Debian 12 packages StreamPlay needs to build, test and run its demo.
+# Idempotent: when every package is already installed it does nothing (no apt at all).
+set -euo pipefail
+
+PACKAGES=(
+  libmpg123-dev mpg123            # decoder library, and the reference decoder for tests
+  libpulse-dev pulseaudio pulseaudio-utils  # sound server, null sink, pactl/paplay/parec
+  libcurl4-openssl-dev            # HTTP(S) transport
+  nginx-light                     # test HTTP server (Range, throttling)
+  lame sox                        # test media
+  openssl                         # self-signed certificate for the HTTPS test server
+  python3                         # small helper servers, free ports, binary test files
+  pkg-config ca-certificates
+)
+
+is_installed() {
+  # `dpkg -s` also succeeds for removed packages whose config files remain, so check the status.
+  dpkg -s "$1" 2>/dev/null | grep -qx 'Status: install ok installed'
+}
+
+missing=()
+for pkg in "${PACKAGES[@]}"; do
+  is_installed "$pkg" || missing+=("$pkg")
+done
+
+if [[ ${#missing[@]} -eq 0 ]]; then
+  exit 0
+fi
+
+echo "install-deps: installing ${missing[*]}" >&2
+
+SUDO=()
+if [[ $(id -u) -ne 0 ]]; then
+  if command -v sudo >/dev/null 2>&1; then
+    SUDO=(sudo)
+  else
+    echo "install-deps: need root (or sudo) to install: ${missing[*]}" >&2
+    exit 1
+  fi
+fi
+
+# Package scripts would otherwise start services (nginx's default site listens on *:80).
+# We start our own instances on 127.0.0.1 only, so forbid service starts during the install,
+# unless the machine already has a policy (e.g. Docker images ship one).
+POLICY=/usr/sbin/policy-rc.d
+created_policy=0
+cleanup() {
+  if [[ $created_policy -eq 1 ]]; then
+    "${SUDO[@]}" rm -f "$POLICY"
+  fi
+}
+trap cleanup EXIT
+if [[ ! -e $POLICY ]]; then
+  printf '#!/bin/sh\n# temporary, from StreamPlay scripts/install-deps.sh\nexit 101\n' |
+    "${SUDO[@]}" tee "$POLICY" >/dev/null
+  "${SUDO[@]}" chmod 755 "$POLICY"
+  created_policy=1
+fi
+
+export DEBIAN_FRONTEND=noninteractive
+# The package lists may be missing or stale on a fresh machine: update once, then install.
+"${SUDO[@]}" apt-get update
+"${SUDO[@]}" env DEBIAN_FRONTEND=noninteractive \
+  apt-get install -y --no-install-recommends "${missing[@]}"
+
+for pkg in "${missing[@]}"; do
+  if ! is_installed "$pkg"; then
+    echo "install-deps: $pkg is still not installed" >&2
+    exit 1
+  fi
+done

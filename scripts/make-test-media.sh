@@ -1,0 +1,209 @@
+#!/usr/bin/env bash
+# Makes the test media (MP3s, their reference decodes, bad inputs, the demo track) in OUTDIR.
+# Usage: make-test-media.sh OUTDIR
+#
+# Everything is synthesised here (sox, lame, python3), nothing is downloaded. `sox -R` seeds
+# sox's noise generator and python3's random is seeded, so a rerun with the same tools makes
+# the same bytes. When OUTDIR/.complete exists, is newer than this script and make-demo.sh,
+# and names the same tool versions, nothing is done (repeated test runs stay fast).
+#
+# For every NAME.mp3 there is NAME.mp3.raw (`mpg123 -q -s`: s16 native-endian, native rate and
+# channels, gapless-trimmed) and NAME.mp3.info with key=value lines:
+#   rate=  channels=  samples= (per channel)  bytes= (file size)
+#   audio_offset= (bytes before the first MPEG frame)  decodable=yes|no
+# Undecodable files (empty.mp3, not-mp3.mp3) get an empty .raw and rate=0 channels=0 samples=0.
+set -euo pipefail
+
+if [[ $# -ne 1 ]]; then
+  echo "usage: $0 OUTDIR" >&2
+  exit 2
+fi
+out=$1
+scripts=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+self="$scripts/$(basename "${BASH_SOURCE[0]}")"
+
+for tool in sox lame mpg123 python3; do
+  command -v "$tool" >/dev/null 2>&1 || {
+    echo "make-test-media: $tool not found (run scripts/install-deps.sh)" >&2
+    exit 1
+  }
+done
+
+# Different tool versions may make different bytes, so they are part of the stamp.
+stamp_text="sox=$(sox --version 2>&1 | head -n1)
+lame=$(lame --version 2>&1 | head -n1)
+mpg123=$(mpg123 --version 2>&1 | head -n1)"
+
+stamp="$out/.complete"
+if [[ -f $stamp && ! $self -nt $stamp && ! $scripts/make-demo.sh -nt $stamp &&
+  "$(cat "$stamp")" == "$stamp_text" ]]; then
+  exit 0
+fi
+
+echo "make-test-media: making test media in $out" >&2
+mkdir -p "$out/wav"
+rm -f "$stamp"
+out=$(cd "$out" && pwd)
+wav="$out/wav"
+
+# --- Source signals (WAV) ---------------------------------------------------------------------
+
+# Second markers: during second N (0-based) a sine of 300 + 100*N Hz at -6 dBFS, same in both
+# channels. Each second holds a whole number of cycles, so the joins are click-free. A test
+# tells which second it hears by the dominant frequency.
+marker_signal() { # RATE CHANNELS SECONDS OUTFILE
+  local rate=$1 ch=$2 secs=$3 file=$4 chains=() n
+  for ((n = 0; n < secs; n++)); do
+    [[ $n -gt 0 ]] && chains+=(:)
+    chains+=(synth 1 sine $((300 + 100 * n)) gain -6)
+  done
+  sox -R -r "$rate" -c "$ch" -n "$file" "${chains[@]}"
+}
+
+# Seeded white noise at about -36 dBFS, independent per channel. Mixed under the tones it makes
+# every position of a signal unique, so cross-correlation against the reference decode finds
+# an offset to the sample (a pure tone matches itself every period).
+noise_signal() { # RATE CHANNELS SECONDS OUTFILE
+  sox -R -r "$1" -c "$2" -n "$4" synth "$3" whitenoise gain -40
+}
+
+# Sweeps: left (or mono) rises 200 Hz -> 4 kHz exponentially, right falls 4 kHz -> 200 Hz, so
+# time maps to frequency and left/right are told apart. -6 dBFS.
+sweep_signal() { # RATE CHANNELS SECONDS OUTFILE
+  local tones=(sine 200:4000)
+  [[ $2 -eq 2 ]] && tones+=(sine 4000:200)
+  sox -R -r "$1" -c "$2" -n "$4" synth "$3" "${tones[@]}" gain -6
+}
+
+# Plain sum (sox -m would otherwise scale each input by 1/2), written as a plain 16-bit PCM
+# WAV (synth makes 32-bit; -t wavpcm avoids the WAVE_FORMAT_EXTENSIBLE header some readers
+# reject).
+mix() { # A B OUTFILE
+  sox -R -m -v 1 "$1" -v 1 "$2" -b 16 -t wavpcm "$3"
+}
+
+short=6 # seconds, for the short files
+
+# 30 s second-marker + noise, 44.1 kHz stereo.
+marker_signal 44100 2 30 "$wav/marker-44k-stereo.tmp.wav"
+noise_signal 44100 2 30 "$wav/noise-44k-stereo-30s.tmp.wav"
+mix "$wav/marker-44k-stereo.tmp.wav" "$wav/noise-44k-stereo-30s.tmp.wav" \
+  "$wav/marker-noise-44k-stereo-30s.wav"
+
+# Short sweep + noise signals in each rate/channel layout the MP3s need.
+for layout in 44100:2 44100:1 48000:2 48000:1 22050:1; do
+  rate=${layout%:*} ch=${layout#*:}
+  name="unique-$((rate / 1000))k-$([[ $ch -eq 2 ]] && echo stereo || echo mono)-${short}s"
+  sweep_signal "$rate" "$ch" "$short" "$wav/sweep.tmp.wav"
+  noise_signal "$rate" "$ch" "$short" "$wav/noise.tmp.wav"
+  mix "$wav/sweep.tmp.wav" "$wav/noise.tmp.wav" "$wav/$name.wav"
+done
+rm -f "$wav"/*.tmp.wav
+
+# --- MP3s ------------------------------------------------------------------------------------
+
+# --resample pins the output rate: lame would otherwise pick a lower rate for low bit rates.
+enc() { # SRC.wav OUT.mp3 RATE_KHZ LAME_ARGS...
+  local src=$1 dst=$2 khz=$3
+  shift 3
+  lame --quiet --resample "$khz" "$@" "$wav/$src" "$out/$dst"
+}
+enc marker-noise-44k-stereo-30s.wav cbr-44k-stereo.mp3 44.1 --cbr -b 128 -m j
+enc marker-noise-44k-stereo-30s.wav vbr-44k-stereo.mp3 44.1 -V 2 -m j
+enc unique-44k-stereo-6s.wav cbr-44k-stereo-short.mp3 44.1 --cbr -b 128 -m j
+enc unique-48k-stereo-6s.wav cbr-48k-stereo.mp3 48 --cbr -b 128 -m j
+enc unique-44k-mono-6s.wav cbr-44k-mono.mp3 44.1 --cbr -b 96 -m m
+enc unique-22k-mono-6s.wav cbr-22k-mono.mp3 22.05 --cbr -b 64 -m m
+enc unique-48k-mono-6s.wav vbr-48k-mono.mp3 48 -V 2 -m m
+
+# id3-big.mp3: an ID3v2.3 tag of about 1 MiB (one PRIV frame of seeded random bytes, much like
+# embedded cover art: it contains false MPEG sync words) in front of cbr-44k-stereo-short.mp3.
+# junk-front.mp3: 333 bytes of seeded junk (no 0xFF, so no sync words) in front of the same file.
+python3 - "$out" <<'EOF'
+import random, struct, sys
+out = sys.argv[1]
+with open(f"{out}/cbr-44k-stereo-short.mp3", "rb") as f:
+    mp3 = f.read()
+
+payload = b"streamplay-test\x00" + random.Random(20240601).randbytes(1 << 20)
+frame = b"PRIV" + struct.pack(">I", len(payload)) + b"\x00\x00" + payload  # v2.3: plain size
+size = len(frame)
+syncsafe = bytes([(size >> 21) & 0x7F, (size >> 14) & 0x7F, (size >> 7) & 0x7F, size & 0x7F])
+tag = b"ID3" + bytes([3, 0]) + b"\x00" + syncsafe + frame
+with open(f"{out}/id3-big.mp3", "wb") as f:
+    f.write(tag + mp3)
+
+rng = random.Random(333)
+junk = bytes(rng.randrange(0, 0xFF) for _ in range(333))
+with open(f"{out}/junk-front.mp3", "wb") as f:
+    f.write(junk + mp3)
+
+with open(f"{out}/offsets.tmp", "w") as f:
+    f.write(f"id3-big.mp3 {len(tag)}\njunk-front.mp3 {len(junk)}\n")
+EOF
+
+# truncated.mp3: the first 40% of the 30 s CBR file, cut wherever that falls (mid-frame). Its
+# LAME tag still claims 30 s.
+full=$(stat -c %s "$out/cbr-44k-stereo.mp3")
+head -c $((full * 40 / 100)) "$out/cbr-44k-stereo.mp3" >"$out/truncated.mp3"
+
+# --- Bad inputs --------------------------------------------------------------------------------
+
+cat >"$out/page.html" <<'EOF'
+<!DOCTYPE html>
+<html lang="en">
+<head><meta charset="utf-8"><title>Not audio</title></head>
+<body>
+<h1>This is not an MP3</h1>
+<p>StreamPlay test page: a server that answers with HTML (a login page, an error page, a
+captive portal) where audio was expected.</p>
+</body>
+</html>
+EOF
+cp "$out/page.html" "$out/not-mp3.mp3"
+: >"$out/empty.mp3"
+python3 -c 'import random, sys; sys.stdout.buffer.write(random.Random(64).randbytes(65536))' \
+  >"$out/random.bin"
+
+# --- Demo track ------------------------------------------------------------------------------
+
+bash "$scripts/make-demo.sh" "$out/demo.mp3"
+
+# --- Reference decodes -------------------------------------------------------------------------
+
+for mp3 in "$out"/*.mp3; do
+  name=$(basename "$mp3")
+  mpg123 -q -s "$mp3" >"$mp3.raw"
+  # mpg123 -s writes no header: get rate and channels from a WAV decode of the same file.
+  rm -f "$out/ref.tmp.wav"
+  mpg123 -q -w "$out/ref.tmp.wav" "$mp3"
+  offset=$(awk -v n="$name" '$1 == n { print $2 }' "$out/offsets.tmp")
+  python3 - "$mp3" "$out/ref.tmp.wav" "${offset:-0}" >"$mp3.info" <<'EOF'
+import os, sys, wave
+mp3, ref, offset = sys.argv[1], sys.argv[2], int(sys.argv[3])
+raw_bytes = os.path.getsize(mp3 + ".raw")
+if os.path.exists(ref) and raw_bytes > 0:
+    with wave.open(ref) as w:
+        rate, channels = w.getframerate(), w.getnchannels()
+        assert w.getsampwidth() == 2, "expected s16"
+        assert w.getnframes() * 2 * channels == raw_bytes, "WAV and raw decodes differ in length"
+    samples, decodable = raw_bytes // (2 * channels), "yes"
+else:
+    rate = channels = samples = offset = 0
+    decodable = "no"
+print(f"rate={rate}\nchannels={channels}\nsamples={samples}")
+print(f"bytes={os.path.getsize(mp3)}\naudio_offset={offset}\ndecodable={decodable}")
+EOF
+done
+rm -f "$out/ref.tmp.wav" "$out/offsets.tmp"
+
+# The prefixed copies must decode exactly like the file inside them.
+for name in id3-big.mp3 junk-front.mp3; do
+  if ! cmp -s "$out/$name.raw" "$out/cbr-44k-stereo-short.mp3.raw"; then
+    echo "make-test-media: $name does not decode like cbr-44k-stereo-short.mp3" >&2
+    exit 1
+  fi
+done
+
+printf '%s\n' "$stamp_text" >"$stamp"
+echo "make-test-media: done" >&2

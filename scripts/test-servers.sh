@@ -1,0 +1,519 @@
+#!/usr/bin/env bash
+# Starts and stops the real servers the tests talk to, all on 127.0.0.1 and all inside DIR.
+#
+#   test-servers.sh start DIR [--http-only] [--owner-pid PID]
+#   test-servers.sh stop DIR
+#
+# start writes DIR/env.sh (source it) with:
+#   STREAMPLAY_TEST_HTTP        http://127.0.0.1:PORT   nginx (see the locations below)
+#   STREAMPLAY_TEST_HTTPS       https://127.0.0.1:PORT  same locations over TLS
+#   STREAMPLAY_TEST_CA          PEM file to trust for STREAMPLAY_TEST_HTTPS (self-signed)
+#   STREAMPLAY_TEST_ACCESS_LOG  nginx access log, one request per line, tab-separated fields:
+#                               uri status range body_bytes user_agent method scheme
+#                               connection connection_requests msec request_time
+#                               (empty values are "-"; tabs/quotes in values are \xNN-escaped)
+#   STREAMPLAY_TEST_MEDIA       directory nginx serves (MEDIA_DIR, default DIR/media)
+#   STREAMPLAY_TEST_BLACKHOLE   http://127.0.0.1:PORT   accepts connections, never answers
+#   STREAMPLAY_TEST_REFUSED     http://127.0.0.1:PORT   nothing listens (connection refused)
+#   PULSE_SERVER                unix:DIR/pulse/native   private PulseAudio daemon
+#   STREAMPLAY_TEST_PULSE_SINK  streamplay_test         its null sink (44100 Hz, 2 ch, s16le,
+#                               the default sink); record it from streamplay_test.monitor
+# With --http-only only nginx over plain HTTP is started (for the demo): env.sh then has
+# STREAMPLAY_TEST_HTTP, STREAMPLAY_TEST_ACCESS_LOG and STREAMPLAY_TEST_MEDIA.
+# With --owner-pid PID a watchdog stops everything once PID has gone (a killed test run leaves
+# nothing behind).
+#
+# nginx locations (same on HTTP and HTTPS):
+#   /NAME                static file, Range supported (206 + Content-Range)
+#   /norange/NAME        same file, Range ignored: always 200 with the whole body
+#   /asaudio/NAME        same file, always Content-Type audio/mpeg (page.html too)
+#   /slow/NAME           same file, throttled to 16 KiB/s (a 128 kbps MP3 plays at 16000 B/s)
+#   /status/{404,403,500,503}   that status; 503 carries "Retry-After: 2"
+#   /redirect/NAME       302 -> /NAME;  /redirect2/NAME: 302 -> /redirect/NAME (two hops)
+#   /loop                302 -> /loop, forever
+#
+# Every wait is bounded. On a failed start the logs of what failed are printed, whatever was
+# started is stopped, and the exit status is non-zero. stop is safe to call more than once.
+set -euo pipefail
+
+SINK=streamplay_test
+START_TIMEOUT=10         # seconds to wait for each server to come up
+BLACKHOLE_LIFETIME=3600  # seconds; the black hole exits by itself after this
+SELF=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/$(basename "${BASH_SOURCE[0]}")
+
+usage() {
+  echo "usage: $0 start DIR [--http-only] [--owner-pid PID] | $0 stop DIR" >&2
+  exit 2
+}
+
+log() { echo "test-servers: $*" >&2; }
+
+# Paths go into nginx.conf in double quotes; nginx would expand "$" there, so keep them plain.
+check_path() {
+  if [[ ! $1 =~ ^[[:alnum:]_./+@:,=~%\ -]+$ ]]; then
+    log "unsupported characters in path: $1"
+    exit 1
+  fi
+}
+
+# N distinct free TCP ports on 127.0.0.1 (all held open together, so they differ).
+free_ports() {
+  python3 - "$1" <<'EOF'
+import socket, sys
+socks = []
+for _ in range(int(sys.argv[1])):
+    s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    s.bind(("127.0.0.1", 0))
+    socks.append(s)
+print(" ".join(str(s.getsockname()[1]) for s in socks))
+EOF
+}
+
+port_open() { # PORT: does something accept TCP connections there?
+  (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null
+}
+
+# A process that has exited but is not yet reaped (a zombie; our servers are reparented to
+# init, which may be slow to reap) still answers kill -0: count it as gone.
+alive() { # PID
+  local state
+  kill -0 "$1" 2>/dev/null || return 1
+  state=$(sed 's/.*) //' "/proc/$1/stat" 2>/dev/null | cut -d' ' -f1) || return 1
+  [[ -n $state && $state != Z ]]
+}
+
+# True when PID runs and its command line mentions DIR: a pid file left from an earlier run
+# must never make us signal an unrelated process that got the same pid.
+is_ours() { # PID DIR
+  local pid=$1 dir=$2 cmdline
+  [[ $pid =~ ^[0-9]+$ ]] || return 1
+  alive "$pid" || return 1
+  cmdline=$(tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null) || return 1
+  [[ $cmdline == *"$dir"* ]]
+}
+
+show_log() { # FILE
+  if [[ -s $1 ]]; then
+    echo "----- $1 -----" >&2
+    tail -n 60 "$1" >&2
+    echo "-----" >&2
+  else
+    log "(no log in $1)"
+  fi
+}
+
+stop_pidfile() { # DIR NAME
+  local dir=$1 name=$2 file="$1/$2.pid" pid children=() i
+  [[ -f $file ]] || return 0
+  pid=$(<"$file")
+  if is_ours "$pid" "$dir"; then
+    # nginx workers die with their master on TERM, but not on KILL: remember them.
+    mapfile -t children < <(ps -o pid= --ppid "$pid" 2>/dev/null | tr -d ' ')
+    kill -TERM "$pid" 2>/dev/null || true
+    for ((i = 0; i < 50; i++)); do
+      alive "$pid" || break
+      sleep 0.1
+    done
+    if alive "$pid"; then
+      log "$name ($pid) ignored TERM, killing it"
+      kill -KILL "$pid" 2>/dev/null || true
+    fi
+    for i in "${children[@]}"; do
+      if [[ -n $i ]] && alive "$i"; then
+        kill -KILL "$i" 2>/dev/null || true
+      fi
+    done
+  fi
+  rm -f "$file"
+}
+
+do_stop() { # DIR
+  local dir=$1 name
+  [[ -d $dir ]] || return 0
+  dir=$(cd "$dir" && pwd)
+  # The watchdog first, so it does not race us; skip it when the watchdog itself is stopping.
+  if [[ -f $dir/watchdog.pid && $(<"$dir/watchdog.pid") != "${BASHPID}" ]]; then
+    stop_pidfile "$dir" watchdog
+  fi
+  for name in nginx pulse blackhole; do
+    stop_pidfile "$dir" "$name"
+  done
+  rm -f "$dir/watchdog.pid" "$dir/env.sh"
+}
+
+# ---------------------------------------------------------------------------------------------
+
+start_pulse() { # DIR
+  local dir=$1 pd="$1/pulse" pid i
+  mkdir -p "$pd/state" "$pd/config"
+  # unix socket paths are limited to 108 bytes
+  if [[ ${#pd} -gt 90 ]]; then
+    log "DIR is too long for a unix socket path: $pd/native"
+    return 1
+  fi
+  # Our own daemon.conf (via PULSE_CONFIG) so no system or user setting applies: never exit
+  # when idle, no realtime/rtkit, and the sink stays at 44100 Hz (alternate rate = default
+  # rate: a 48 kHz stream is resampled rather than switching the sink's rate).
+  cat >"$pd/daemon.conf" <<'EOF'
+daemonize = no
+exit-idle-time = -1
+use-pid-file = no
+realtime-scheduling = no
+high-priority = no
+flat-volumes = no
+default-sample-format = s16le
+default-sample-rate = 44100
+alternate-sample-rate = 44100
+default-sample-channels = 2
+default-channel-map = front-left,front-right
+EOF
+  # -n: no default.pa, so no hardware, bluetooth, X11 or D-Bus modules; we load exactly a null
+  # sink and an anonymous unix socket without cookie. Running as root works with a warning.
+  # No D-Bus session bus: on a desktop the user's own sound server holds the bus name
+  # org.PulseAudio1, and a second daemon that fails to get it exits.
+  env -u PULSE_SERVER -u PULSE_SINK -u PULSE_SOURCE -u DISPLAY -u WAYLAND_DISPLAY \
+    DBUS_SESSION_BUS_ADDRESS="unix:path=$pd/no-dbus" \
+    PULSE_RUNTIME_PATH="$pd" PULSE_STATE_PATH="$pd/state" PULSE_CONFIG_PATH="$pd/config" \
+    PULSE_CONFIG="$pd/daemon.conf" PULSE_COOKIE="$pd/cookie" \
+    setsid pulseaudio -n --daemonize=no --exit-idle-time=-1 --use-pid-file=no \
+    --realtime=no --high-priority=no --log-target=stderr --log-level=notice \
+    -L "module-null-sink sink_name=$SINK format=s16le rate=44100 channels=2 channel_map=front-left,front-right sink_properties=device.description=StreamPlay_test_sink" \
+    -L "module-native-protocol-unix socket=$pd/native auth-anonymous=1 auth-cookie-enabled=0" \
+    </dev/null >"$dir/pulse.log" 2>&1 &
+  pid=$!
+  echo "$pid" >"$dir/pulse.pid"
+
+  for ((i = 0; i < START_TIMEOUT * 10; i++)); do
+    if ! alive "$pid"; then
+      log "PulseAudio exited during start"
+      show_log "$dir/pulse.log"
+      return 1
+    fi
+    if PULSE_SERVER="unix:$pd/native" PULSE_COOKIE="$pd/cookie" \
+      timeout 5 pactl info >/dev/null 2>&1; then
+      PULSE_SERVER="unix:$pd/native" PULSE_COOKIE="$pd/cookie" \
+        timeout 5 pactl set-default-sink "$SINK"
+      return 0
+    fi
+    sleep 0.1
+  done
+  log "PulseAudio did not answer 'pactl info' within ${START_TIMEOUT}s"
+  show_log "$dir/pulse.log"
+  return 1
+}
+
+make_cert() { # DIR
+  local tls="$1/tls"
+  mkdir -p "$tls"
+  # Self-signed for 127.0.0.1 (CN and IP SAN); being its own issuer, the cert is also the CA
+  # file clients trust. Made fresh at each start, valid for two days.
+  if ! openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes \
+    -keyout "$tls/key.pem" -out "$tls/cert.pem" -days 2 -subj "/CN=127.0.0.1" \
+    -addext "subjectAltName=IP:127.0.0.1" >"$1/openssl.log" 2>&1; then
+    log "openssl could not make the test certificate"
+    show_log "$1/openssl.log"
+    return 1
+  fi
+}
+
+write_nginx_conf() { # DIR MEDIA HTTP_PORT HTTPS_PORT(or empty)
+  local dir=$1 media=$2 http_port=$3 https_port=$4 user_line=""
+  mkdir -p "$dir/nginx-temp"
+  # As root, nginx's workers would run as nobody, who may not read a mktemp dir (0700) or a
+  # repo under /root; the servers only listen on 127.0.0.1, so let the workers stay root.
+  [[ $(id -u) -eq 0 ]] && user_line="user root;"
+
+  cat >"$dir/nginx-locations.conf" <<EOF
+# Static files; Range requests get 206 with Content-Range (nginx's default).
+location / {
+}
+
+# Range is ignored: 200 with the whole body. (nginx also stops sending Accept-Ranges here.)
+location /norange/ {
+    alias "$media/";
+    max_ranges 0;
+}
+
+# Everything comes as audio/mpeg, HTML included.
+location /asaudio/ {
+    alias "$media/";
+    types { }
+    default_type audio/mpeg;
+}
+
+# Throttled: 16 KiB/s from the first byte.
+location /slow/ {
+    alias "$media/";
+    limit_rate 16k;
+}
+
+location = /status/404 { return 404; }
+location = /status/403 { return 403; }
+location = /status/500 { return 500; }
+location = /status/503 {
+    add_header Retry-After 2 always;
+    return 503;
+}
+
+# 302s; nginx makes the Location absolute (http://127.0.0.1:PORT/...).
+location /redirect/ {
+    rewrite ^/redirect/(.*)\$ /\$1 redirect;
+}
+location /redirect2/ {
+    rewrite ^/redirect2/(.*)\$ /redirect/\$1 redirect;
+}
+location = /loop {
+    return 302 /loop;
+}
+EOF
+
+  {
+    cat <<EOF
+# Generated by scripts/test-servers.sh
+$user_line
+worker_processes 1;
+daemon off;
+master_process on;
+pid "$dir/nginx-master.pid";
+error_log "$dir/nginx.log" info;
+
+events {
+    worker_connections 512;
+}
+
+http {
+    types {
+        audio/mpeg mp3;
+        text/html html;
+        application/octet-stream bin;
+        audio/wav wav;
+        text/plain info;
+    }
+    default_type application/octet-stream;
+
+    log_format streamplay "\$request_uri\t\$status\t\$http_range\t\$body_bytes_sent\t\$http_user_agent\t\$request_method\t\$scheme\t\$connection\t\$connection_requests\t\$msec\t\$request_time";
+    access_log "$dir/access.log" streamplay;
+
+    client_body_temp_path "$dir/nginx-temp/body";
+    proxy_temp_path "$dir/nginx-temp/proxy";
+    fastcgi_temp_path "$dir/nginx-temp/fastcgi";
+    uwsgi_temp_path "$dir/nginx-temp/uwsgi";
+    scgi_temp_path "$dir/nginx-temp/scgi";
+
+    sendfile on;
+    keepalive_timeout 30s;
+    server_tokens off;
+
+    server {
+        listen 127.0.0.1:$http_port;
+        server_name 127.0.0.1;
+        root "$media";
+        include "$dir/nginx-locations.conf";
+    }
+EOF
+    if [[ -n $https_port ]]; then
+      cat <<EOF
+
+    server {
+        listen 127.0.0.1:$https_port ssl;
+        server_name 127.0.0.1;
+        ssl_certificate "$dir/tls/cert.pem";
+        ssl_certificate_key "$dir/tls/key.pem";
+        root "$media";
+        include "$dir/nginx-locations.conf";
+    }
+EOF
+    fi
+    echo "}"
+  } >"$dir/nginx.conf"
+}
+
+start_nginx() { # DIR PORTS...
+  local dir=$1 pid i port up
+  shift
+  : >"$dir/access.log"
+  # -e: errors before the config is read go to the same log. nginx appends, like >> here.
+  # shellcheck disable=SC2094
+  setsid nginx -p "$dir" -c "$dir/nginx.conf" -e "$dir/nginx.log" \
+    </dev/null >>"$dir/nginx.log" 2>&1 &
+  pid=$!
+  echo "$pid" >"$dir/nginx.pid"
+  for ((i = 0; i < START_TIMEOUT * 10; i++)); do
+    if ! alive "$pid"; then
+      log "nginx exited during start"
+      show_log "$dir/nginx.log"
+      return 1
+    fi
+    up=1
+    for port in "$@"; do
+      port_open "$port" || up=0
+    done
+    [[ $up -eq 1 ]] && return 0
+    sleep 0.1
+  done
+  log "nginx did not listen on ports $* within ${START_TIMEOUT}s"
+  show_log "$dir/nginx.log"
+  return 1
+}
+
+start_blackhole() { # DIR -> prints the port
+  local dir=$1 pid i
+  rm -f "$dir/blackhole.port"
+  # Binds its own port (no race with other programs) and tells it through a file. DIR is on
+  # its command line so that stop can recognise it.
+  setsid python3 -c '
+import os, selectors, socket, sys, time
+port_file, lifetime = sys.argv[1], float(sys.argv[2])
+srv = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+srv.bind(("127.0.0.1", 0))
+srv.listen(128)
+with open(port_file + ".tmp", "w") as f:
+    f.write(str(srv.getsockname()[1]))
+os.rename(port_file + ".tmp", port_file)
+sel = selectors.DefaultSelector()
+sel.register(srv, selectors.EVENT_READ)
+deadline = time.monotonic() + lifetime
+while (left := deadline - time.monotonic()) > 0:
+    for key, _ in sel.select(timeout=min(left, 5.0)):
+        if key.fileobj is srv:
+            conn, _ = srv.accept()
+            sel.register(conn, selectors.EVENT_READ)
+            continue
+        # Read and drop what the client sends; never write. Close only once the client has.
+        try:
+            data = key.fileobj.recv(65536)
+        except OSError:
+            data = b""
+        if not data:
+            sel.unregister(key.fileobj)
+            key.fileobj.close()
+' "$dir/blackhole.port" "$BLACKHOLE_LIFETIME" "$dir" \
+    </dev/null >"$dir/blackhole.log" 2>&1 &
+  pid=$!
+  echo "$pid" >"$dir/blackhole.pid"
+  for ((i = 0; i < START_TIMEOUT * 10; i++)); do
+    if [[ -s $dir/blackhole.port ]] && port_open "$(<"$dir/blackhole.port")"; then
+      cat "$dir/blackhole.port"
+      return 0
+    fi
+    if ! alive "$pid"; then
+      break
+    fi
+    sleep 0.1
+  done
+  log "black hole server did not start"
+  show_log "$dir/blackhole.log"
+  return 1
+}
+
+start_watchdog() { # DIR OWNER_PID
+  local dir=$1 owner=$2
+  # Polls the owner; once it has gone (even killed with SIGKILL), stops the servers.
+  # shellcheck disable=SC2016  # $1.. belong to the inner bash
+  setsid bash -c '
+    while kill -0 "$2" 2>/dev/null; do sleep 2; done
+    exec bash "$1" stop "$3"
+  ' watchdog "$SELF" "$owner" "$dir" </dev/null >>"$dir/watchdog.log" 2>&1 &
+  echo $! >"$dir/watchdog.pid"
+}
+
+on_start_exit() {
+  local rc=$?
+  if [[ $rc -ne 0 ]]; then
+    log "start failed"
+    do_stop "$START_DIR"
+  fi
+}
+
+do_start() { # DIR [--http-only] [--owner-pid PID]
+  local dir=$1 http_only=0 owner="" media http_port https_port refused_port bh_port
+  shift
+  while [[ $# -gt 0 ]]; do
+    case $1 in
+      --http-only) http_only=1 ;;
+      --owner-pid)
+        [[ $# -ge 2 && $2 =~ ^[0-9]+$ ]] || usage
+        owner=$2
+        shift
+        ;;
+      *) usage ;;
+    esac
+    shift
+  done
+
+  for tool in nginx python3; do
+    command -v "$tool" >/dev/null || { log "$tool not found (run scripts/install-deps.sh)"; exit 1; }
+  done
+  if [[ $http_only -eq 0 ]]; then
+    for tool in pulseaudio pactl openssl; do
+      command -v "$tool" >/dev/null || { log "$tool not found (run scripts/install-deps.sh)"; exit 1; }
+    done
+  fi
+
+  media=${MEDIA_DIR:-$dir/media}
+  check_path "$dir"
+  check_path "$media"
+  mkdir -p "$dir"
+  dir=$(cd "$dir" && pwd)
+  [[ -n ${MEDIA_DIR:-} ]] || media=$dir/media
+  mkdir -p "$media"
+  media=$(cd "$media" && pwd)
+  check_path "$dir"
+  check_path "$media"
+
+  # Leftovers of an earlier start in the same DIR would confuse the pid files.
+  do_stop "$dir"
+  rm -f "$dir/env.sh"
+
+  # On any failure below, stop what did start; the failing step has printed its log.
+  START_DIR=$dir
+  trap on_start_exit EXIT
+
+  read -r http_port https_port refused_port < <(free_ports 3)
+
+  if [[ $http_only -eq 1 ]]; then
+    write_nginx_conf "$dir" "$media" "$http_port" ""
+    start_nginx "$dir" "$http_port"
+  else
+    make_cert "$dir"
+    write_nginx_conf "$dir" "$media" "$http_port" "$https_port"
+    start_nginx "$dir" "$http_port" "$https_port"
+    start_pulse "$dir"
+    bh_port=$(start_blackhole "$dir")
+  fi
+
+  [[ -n $owner ]] && start_watchdog "$dir" "$owner"
+
+  # Written last, to a temp name then renamed: when env.sh exists, everything is up.
+  {
+    echo "# Generated by scripts/test-servers.sh; source this file."
+    printf 'export STREAMPLAY_TEST_HTTP=%q\n' "http://127.0.0.1:$http_port"
+    printf 'export STREAMPLAY_TEST_ACCESS_LOG=%q\n' "$dir/access.log"
+    printf 'export STREAMPLAY_TEST_MEDIA=%q\n' "$media"
+    if [[ $http_only -eq 0 ]]; then
+      printf 'export STREAMPLAY_TEST_HTTPS=%q\n' "https://127.0.0.1:$https_port"
+      printf 'export STREAMPLAY_TEST_CA=%q\n' "$dir/tls/cert.pem"
+      printf 'export STREAMPLAY_TEST_BLACKHOLE=%q\n' "http://127.0.0.1:$bh_port"
+      printf 'export STREAMPLAY_TEST_REFUSED=%q\n' "http://127.0.0.1:$refused_port"
+      printf 'export PULSE_SERVER=%q\n' "unix:$dir/pulse/native"
+      printf 'export STREAMPLAY_TEST_PULSE_SINK=%q\n' "$SINK"
+      # Clients otherwise create ~/.config/pulse/cookie; the server needs no cookie anyway.
+      printf 'export PULSE_COOKIE=%q\n' "$dir/pulse/cookie"
+    fi
+  } >"$dir/env.sh.tmp"
+  mv -f "$dir/env.sh.tmp" "$dir/env.sh"
+  log "started in $dir (HTTP port $http_port)"
+}
+
+[[ $# -ge 2 ]] || usage
+cmd=$1
+dir=$2
+shift 2
+case $cmd in
+  start) do_start "$dir" "$@" ;;
+  stop)
+    [[ $# -eq 0 ]] || usage
+    do_stop "$dir"
+    ;;
+  *) usage ;;
+esac
