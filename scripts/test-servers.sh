@@ -18,6 +18,8 @@
 #   PULSE_SERVER                unix:DIR/pulse/native   private PulseAudio daemon
 #   STREAMPLAY_TEST_PULSE_SINK  streamplay_test         its null sink (44100 Hz, 2 ch, s16le,
 #                               the default sink); record it from streamplay_test.monitor
+#   PULSE_COOKIE                DIR/pulse/cookie        keeps clients from writing
+#                               ~/.config/pulse/cookie (the daemon needs no cookie)
 # With --http-only only nginx over plain HTTP is started (for the demo): env.sh then has
 # STREAMPLAY_TEST_HTTP, STREAMPLAY_TEST_ACCESS_LOG and STREAMPLAY_TEST_MEDIA.
 # With --owner-pid PID a watchdog stops everything once PID has gone (a killed test run leaves
@@ -25,7 +27,8 @@
 #
 # nginx locations (same on HTTP and HTTPS):
 #   /NAME                static file, Range supported (206 + Content-Range)
-#   /norange/NAME        same file, Range ignored: always 200 with the whole body
+#   /norange/NAME        same file, Range ignored: always 200 with the whole body, and no
+#                        Accept-Ranges header (max_ranges 0)
 #   /asaudio/NAME        same file, always Content-Type audio/mpeg (page.html too)
 #   /slow/NAME           same file, throttled to 16 KiB/s (a 128 kbps MP3 plays at 16000 B/s)
 #   /status/{404,403,500,503}   that status; 503 carries "Retry-After: 2"
@@ -224,11 +227,14 @@ write_nginx_conf() { # DIR MEDIA HTTP_PORT HTTPS_PORT(or empty)
   [[ $(id -u) -eq 0 ]] && user_line="user root;"
 
   cat >"$dir/nginx-locations.conf" <<EOF
-# Static files; Range requests get 206 with Content-Range (nginx's default).
+# Static files; Range requests get 206 with Content-Range (nginx's default). Only full 200
+# responses carry "Accept-Ranges: bytes" (a 206 does not); a range past the end gets 416 with
+# "Content-Range: bytes */SIZE"; several ranges get multipart/byteranges.
 location / {
 }
 
-# Range is ignored: 200 with the whole body. (nginx also stops sending Accept-Ranges here.)
+# Range is ignored: always 200 with the whole body, and nginx then sends no Accept-Ranges
+# header at all (not "Accept-Ranges: none"), like many servers that cannot seek.
 location /norange/ {
     alias "$media/";
     max_ranges 0;

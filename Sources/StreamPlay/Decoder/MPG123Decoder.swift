@@ -50,7 +50,9 @@ final class MPG123Decoder: AudioDecoder {
         mpg123_delete(handle)
     }
 
-    var preferredBufferSize: Int { max(mpg123_outblock(handle), 4608) * 2 }
+    /// Two frames of stereo 16-bit audio: small chunks keep the start quick and the sink's
+    /// queue even.
+    var preferredBufferSize: Int { 2 * 1152 * 2 * 2 }
 
     var totalFrames: Int? {
         let length = mpg123_length(handle)

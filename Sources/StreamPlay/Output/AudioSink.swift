@@ -38,6 +38,10 @@ public protocol AudioSink: AnyObject, Sendable {
     /// Re-arms blocking after an ``interrupt()`` was handled.
     func clearInterrupt()
 
+    /// Frames the sink can queue before output starts; a prebuffer larger than this could never
+    /// fill, so output starts at this much at the latest.
+    var queueCapacityFrames: Int { get }
+
     /// Frames queued but not yet heard: what stands between "written" and "heard".
     var latencyFrames: Int { get }
 

@@ -21,6 +21,8 @@ public final class NullSink: AudioSink {
     public func drain() throws(PlayerError) -> Bool { true }
     /// Nothing to release.
     public func close() {}
+    /// Unbounded: audio is taken as fast as it comes.
+    public var queueCapacityFrames: Int { .max }
     /// Nothing ever blocks.
     public func interrupt() {}
     /// Nothing ever blocks.

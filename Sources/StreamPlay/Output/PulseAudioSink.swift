@@ -23,6 +23,7 @@ public final class PulseAudioSink: AudioSink, @unchecked Sendable {
     private var stream: OpaquePointer?
     private var format: AudioFormat?
     private var corked = true
+    private var streamCapacityFrames = Int.max
     private var volume = 1.0
 
     private let interrupted = Atomic<Bool>(false)
@@ -174,6 +175,14 @@ public final class PulseAudioSink: AudioSink, @unchecked Sendable {
     /// Lets writes block again.
     public func clearInterrupt() {
         interrupted.store(false, ordering: .releasing)
+    }
+
+    /// The stream's target length as the server granted it.
+    public var queueCapacityFrames: Int {
+        guard let mainloop else { return .max }
+        pa_threaded_mainloop_lock(mainloop)
+        defer { pa_threaded_mainloop_unlock(mainloop) }
+        return streamCapacityFrames
     }
 
     /// Frames written but not yet heard: the stream's queue plus the device's own latency,
@@ -328,6 +337,9 @@ public final class PulseAudioSink: AudioSink, @unchecked Sendable {
             }
             pa_threaded_mainloop_wait(mainloop)
         }
+        if let granted = pa_stream_get_buffer_attr(newStream) {
+            streamCapacityFrames = Int(granted.pointee.tlength) / format.bytesPerFrame
+        }
     }
 
     private func closeStreamLocked() {
@@ -342,6 +354,7 @@ public final class PulseAudioSink: AudioSink, @unchecked Sendable {
         pa_stream_unref(stream)
         self.stream = nil
         format = nil
+        streamCapacityFrames = .max
     }
 
     private func setCorked(_ cork: Bool) {

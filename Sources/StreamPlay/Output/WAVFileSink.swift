@@ -102,6 +102,8 @@ public final class WAVFileSink: AudioSink, @unchecked Sendable {
         }
     }
 
+    /// Unbounded: audio is taken as fast as it comes.
+    public var queueCapacityFrames: Int { .max }
     /// Writes never block.
     public func interrupt() {}
     /// Writes never block.

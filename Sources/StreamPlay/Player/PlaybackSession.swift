@@ -200,7 +200,9 @@ final class PlaybackSession: @unchecked Sendable {
                 try sink.open(format: format)
                 sampleRate.store(format.sampleRate, ordering: .releasing)
                 report(.format(format))
-                state.prebufferFrames = format.frames(forSeconds: configuration.prebuffer)
+                // Never more than half what the sink queues while stopped, or it could never start.
+                state.prebufferFrames = min(format.frames(forSeconds: configuration.prebuffer),
+                                            sink.queueCapacityFrames / 2)
                 if let length, length > 0 {
                     state.endFrame = format.frames(forSeconds: startTime + length)
                 }
@@ -350,12 +352,13 @@ final class PlaybackSession: @unchecked Sendable {
                 reachedEnd = true
             }
         }
-        guard try sink.write(bytes) else { return false }
-        let frames = bytes.count / format.bytesPerFrame
-        framesWritten.add(frames, ordering: .releasing)
         if !state.started {
-            state.framesBuffered += frames
+            // Write up to the prebuffer target, start output, then write the rest: a stopped
+            // sink that fills up would otherwise block before it was ever started.
             let target = max(state.prebufferFrames, 1)
+            let toTarget = min((target - state.framesBuffered) * format.bytesPerFrame, bytes.count)
+            guard try write(UnsafeRawBufferPointer(rebasing: bytes[..<toTarget]), format: format) else { return false }
+            state.framesBuffered += toTarget / format.bytesPerFrame
             if state.framesBuffered >= target {
                 startOutput(state: &state)
             } else {
@@ -365,8 +368,18 @@ final class PlaybackSession: @unchecked Sendable {
                     report(.bufferingProgress(Double(state.framesBuffered) / Double(target)))
                 }
             }
+            bytes = UnsafeRawBufferPointer(rebasing: bytes[toTarget...])
         }
+        guard try write(bytes, format: format) else { return false }
         return reachedEnd
+    }
+
+    /// Queues `bytes` in the sink and counts them. Returns `false` if interrupted.
+    private func write(_ bytes: UnsafeRawBufferPointer, format: AudioFormat) throws(PlayerError) -> Bool {
+        guard !bytes.isEmpty else { return true }
+        guard try sink.write(bytes) else { return false }
+        framesWritten.add(bytes.count / format.bytesPerFrame, ordering: .releasing)
+        return true
     }
 
     private func startOutput(state: inout DecodeState) {

@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# The test command (README and CI): bash scripts/test.sh [extra `swift test` arguments]
+#
+# Installs the Debian packages, makes the test media (cached in .build-media/), starts the
+# real servers the tests use (PulseAudio null sink, nginx over HTTP and HTTPS, a black hole and
+# a refused port; all on 127.0.0.1, see scripts/test-servers.sh), and runs `swift test` with
+# their addresses in the environment. Exits with swift test's status.
+# STREAMPLAY_KEEP_TEST_DIR=1 keeps the servers' directory (logs, access log) after the run.
+set -euo pipefail
+
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+root=$PWD
+
+bash scripts/install-deps.sh
+bash scripts/make-test-media.sh "$root/.build-media"
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/streamplay-test.XXXXXX")
+status=1
+# shellcheck disable=SC2317  # reached through the EXIT trap
+cleanup() {
+  bash "$root/scripts/test-servers.sh" stop "$tmp" || true
+  if [[ $status -eq 0 && ${STREAMPLAY_KEEP_TEST_DIR:-0} != 1 ]]; then
+    rm -rf "$tmp"
+  else
+    echo "test.sh: server logs and access log kept in $tmp" >&2
+  fi
+}
+trap cleanup EXIT
+
+# --owner-pid: should this script be killed outright, the servers stop by themselves.
+MEDIA_DIR="$root/.build-media" bash scripts/test-servers.sh start "$tmp" --owner-pid $$
+# shellcheck source=/dev/null
+source "$tmp/env.sh"
+
+echo "tools: $(mpg123 --version 2>&1 | head -n1); $(nginx -v 2>&1 | head -n1);" \
+  "$(pulseaudio --version 2>&1 | head -n1)"
+
+# Serial on purpose: the tests share one PulseAudio null sink, whose monitor must hear one
+# player at a time.
+set +e
+swift test "$@"
+status=$?
+set -e
+exit "$status"
