@@ -38,7 +38,7 @@ echo "tools: $(mpg123 --version 2>&1 | head -n1); $(nginx -v 2>&1 | head -n1);" 
 # Serial on purpose: the tests share one PulseAudio null sink, whose monitor must hear one
 # player at a time.
 set +e
-swift test "$@"
+swift test --no-parallel "$@"
 status=$?
 set -e
 exit "$status"

@@ -1,0 +1,120 @@
+import Foundation
+import Testing
+@testable import StreamPlay
+
+/// What is played is what the file holds: the WAV sink's PCM equals `mpg123 -s`, sample for sample.
+@Suite("Decoded audio equals the mpg123 reference")
+struct DecodedAudioTests {
+    static let files = [
+        "cbr-44k-stereo.mp3", "vbr-44k-stereo.mp3", "cbr-48k-stereo.mp3", "cbr-44k-mono.mp3",
+        "cbr-22k-mono.mp3", "vbr-48k-mono.mp3", "id3-big.mp3", "junk-front.mp3",
+    ]
+
+    @Test("over HTTP into the WAV sink", arguments: files)
+    func httpToWAV(file: String) async throws {
+        let reference = try ReferenceAudio("\(file)")
+        let (configuration, path) = wavConfiguration()
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let player = Player(configuration: configuration)
+        player.play("\(try TestEnvironment.http())/\(file)")
+        #expect(try await player.finish(within: 60) == .ended)
+        #expect(player.format == AudioFormat(sampleRate: reference.sampleRate, channels: reference.channels))
+        player.stop()
+        let output = try PCM.wavSamples(path: path)
+        #expect(output.sampleRate == reference.sampleRate)
+        #expect(output.channels == reference.channels)
+        #expect(output.samples.count == reference.samples.count)
+        #expect(output.samples == reference.samples, "decoded PCM differs from mpg123 -s for \(file)")
+    }
+
+    @Test("from a path, a file:// URL and HTTPS, all through the same ring")
+    func otherInputs() async throws {
+        let file = "cbr-44k-stereo-short.mp3"
+        let reference = try ReferenceAudio(file)
+        let media = try TestEnvironment.media()
+        for location in ["\(media)/\(file)", "file://\(media)/\(file)", "\(try TestEnvironment.https())/\(file)"] {
+            var (configuration, path) = wavConfiguration()
+            configuration.caCertificatesPath = try TestEnvironment.caFile()
+            let player = Player(configuration: configuration)
+            player.play(location)
+            #expect(try await player.finish(within: 60) == .ended, "\(location)")
+            player.stop()
+            #expect(try PCM.wavSamples(path: path).samples == reference.samples, "\(location)")
+            try? FileManager.default.removeItem(atPath: path)
+        }
+    }
+
+    @Test("a tiny input buffer still plays everything (the transfer pauses and resumes)")
+    func smallRing() async throws {
+        let file = "vbr-44k-stereo.mp3"
+        let reference = try ReferenceAudio(file)
+        var (configuration, path) = wavConfiguration()
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        configuration.inputBufferCapacity = 64 * 1024
+        let player = Player(configuration: configuration)
+        player.play("\(try TestEnvironment.http())/\(file)")
+        #expect(try await player.finish(within: 60) == .ended)
+        player.stop()
+        #expect(try PCM.wavSamples(path: path).samples == reference.samples)
+    }
+
+    @Test("duration comes from the Xing/LAME header, or from the length and bitrate")
+    func duration() async throws {
+        for file in ["vbr-44k-stereo.mp3", "cbr-44k-stereo.mp3", "cbr-48k-stereo.mp3"] {
+            let reference = try ReferenceAudio(file)
+            let player = Player(configuration: PlayerConfiguration(output: .null))
+            player.play("\(try TestEnvironment.http())/\(file)")
+            #expect(try await player.finish(within: 60) == .ended)
+            let expected = Double(reference.frameCount) / Double(reference.sampleRate)
+            let duration = try #require(player.duration, "\(file) has no duration")
+            #expect(abs(duration - expected) < 0.05, "\(file): \(duration) s, expected \(expected) s")
+            player.stop()
+        }
+    }
+
+    @Test("--length: start and length cut the output to the frame")
+    func startAndLength() async throws {
+        let file = "cbr-44k-stereo.mp3"
+        let reference = try ReferenceAudio(file)
+        let (configuration, path) = wavConfiguration()
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let player = Player(configuration: configuration)
+        player.play("\(try TestEnvironment.http())/\(file)", startingAt: 0, length: 2.5)
+        #expect(try await player.finish(within: 30) == .ended)
+        player.stop()
+        let output = try PCM.wavSamples(path: path).samples
+        #expect(output.count == 110_250 * 2)
+        #expect(output == Array(reference.samples.prefix(110_250 * 2)))
+    }
+
+    @Test("a truncated file plays what it has, then ends")
+    func truncated() async throws {
+        let reference = try ReferenceAudio("truncated.mp3")
+        let (configuration, path) = wavConfiguration()
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let player = Player(configuration: configuration)
+        player.play("\(try TestEnvironment.http())/truncated.mp3")
+        #expect(try await player.finish(within: 30) == .ended)
+        player.stop()
+        let output = try PCM.wavSamples(path: path).samples
+        #expect(output.count >= reference.samples.count - 1152 * 2)
+        #expect(Array(output.prefix(reference.samples.count)) == Array(reference.samples.prefix(output.count)))
+    }
+
+    @Test("volume scales the WAV output; 100% leaves it bit-exact")
+    func volume() async throws {
+        let file = "cbr-44k-mono.mp3"
+        let reference = try ReferenceAudio(file)
+        let (configuration, path) = wavConfiguration()
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let player = Player(configuration: configuration)
+        player.volume = 0.5
+        player.play("\(try TestEnvironment.http())/\(file)")
+        #expect(try await player.finish(within: 30) == .ended)
+        player.stop()
+        let output = try PCM.wavSamples(path: path).samples
+        #expect(output.count == reference.samples.count)
+        let halved = reference.samples.map { Int16((Int($0) * 32768) >> 16) }
+        #expect(output == halved)
+    }
+}

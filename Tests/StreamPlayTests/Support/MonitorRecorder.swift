@@ -1,0 +1,89 @@
+import Foundation
+
+/// Records what a PulseAudio sink plays, from its monitor source, with `parec`.
+///
+/// parec delivers nothing for the first second or so; ``start()`` waits until audio (silence)
+/// flows before returning, so nothing played afterwards is missed.
+final class MonitorRecorder {
+    let sink: String
+    let sampleRate: Int
+    let channels: Int
+    let path = TestEnvironment.temporaryPath("monitor.raw")
+    private let process = Process()
+
+    init(sink: String, sampleRate: Int = 44100, channels: Int = 2) {
+        self.sink = sink
+        self.sampleRate = sampleRate
+        self.channels = channels
+    }
+
+    func start() async throws {
+        FileManager.default.createFile(atPath: path, contents: nil)
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["parec", "-d", "\(sink).monitor", "--raw", "--format=s16le",
+                             "--rate=\(sampleRate)", "--channels=\(channels)", "--latency-msec=20", path]
+        try process.run()
+        let deadline = Date().addingTimeInterval(10)
+        while (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0 < 4096 {
+            guard Date() < deadline, process.isRunning else {
+                throw RecorderError(message: "parec produced no audio from \(sink).monitor")
+            }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+    }
+
+    /// Stops recording and returns the interleaved samples.
+    func stop() throws -> [Int16] {
+        process.terminate()
+        process.waitUntilExit()
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        return PCM.samples(try Data(contentsOf: URL(fileURLWithPath: path)))
+    }
+
+    struct RecorderError: Error, CustomStringConvertible {
+        let message: String
+        var description: String { message }
+    }
+}
+
+/// A null sink of a given format loaded into the test PulseAudio daemon for one test, so
+/// that audio at that format passes the server unchanged.
+final class ExtraNullSink {
+    let name: String
+    private let module: String
+
+    init(sampleRate: Int, channels: Int) throws {
+        name = "sp_\(sampleRate)_\(channels)_\(UUID().uuidString.prefix(6))"
+        let map = channels == 1 ? "mono" : "front-left,front-right"
+        module = try Shell.run("pactl", ["load-module", "module-null-sink", "sink_name=\(name)", "format=s16le",
+                                         "rate=\(sampleRate)", "channels=\(channels)", "channel_map=\(map)"])
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    deinit {
+        _ = try? Shell.run("pactl", ["unload-module", module])
+    }
+}
+
+/// Runs a program and returns its standard output.
+enum Shell {
+    struct Failure: Error, CustomStringConvertible {
+        let description: String
+    }
+
+    @discardableResult
+    static func run(_ program: String, _ arguments: [String]) throws -> String {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = [program] + arguments
+        let output = Pipe()
+        process.standardOutput = output
+        try process.run()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else {
+            throw Failure(description: "\(program) \(arguments.joined(separator: " ")) exited \(process.terminationStatus)")
+        }
+        return String(decoding: data, as: UTF8.self)
+    }
+}

@@ -1,0 +1,85 @@
+import Foundation
+import Synchronization
+import Testing
+@testable import StreamPlay
+
+struct TimedOut: Error, CustomStringConvertible {
+    let what: String
+    var description: String { "timed out waiting for \(what)" }
+}
+
+extension Player {
+    /// Waits for a final state, failing after `seconds`.
+    func finish(within seconds: Double) async throws -> PlayerState {
+        try await withThrowingTaskGroup(of: PlayerState.self) { group in
+            group.addTask { await self.waitUntilFinished() }
+            group.addTask {
+                try await Task.sleep(for: .seconds(seconds))
+                throw TimedOut(what: "the play to finish (state \(self.state))")
+            }
+            let result = try await group.next()!
+            group.cancelAll()
+            return result
+        }
+    }
+
+    /// Polls until `condition` holds, failing after `seconds`.
+    func wait(for what: String, within seconds: Double, until condition: @escaping @Sendable (Player) -> Bool) async throws {
+        let deadline = ContinuousClock.now + .seconds(seconds)
+        while !condition(self) {
+            if ContinuousClock.now > deadline { throw TimedOut(what: "\(what) (state \(state))") }
+            try await Task.sleep(for: .milliseconds(5))
+        }
+    }
+}
+
+/// Collects every event of a player, for assertions after the fact.
+final class EventLog: Sendable {
+    private final class Storage: Sendable {
+        let events = Mutex<[PlayerEvent]>([])
+    }
+
+    private let storage = Storage()
+    private let task: Task<Void, Never>
+
+    init(_ player: Player) {
+        let stream = player.events
+        let storage = self.storage
+        task = Task {
+            for await event in stream { storage.events.withLock { $0.append(event) } }
+        }
+    }
+
+    var all: [PlayerEvent] { storage.events.withLock { $0 } }
+
+    var states: [PlayerState] {
+        all.compactMap { if case .stateChanged(let state) = $0 { state } else { nil } }
+    }
+
+    deinit { task.cancel() }
+}
+
+/// Names of this process's engine threads (they are all called sp-…).
+func engineThreadNames() -> [String] {
+    let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task")) ?? []
+    return tasks.compactMap { task in
+        (try? String(contentsOfFile: "/proc/self/task/\(task)/comm", encoding: .utf8))?
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+    }.filter { $0.hasPrefix("sp-") }
+}
+
+/// Requests the nginx access log recorded for `uri`: (status, range header, user agent).
+func accessLogEntries(for uri: String) throws -> [(status: Int, range: String, userAgent: String)] {
+    let log = try String(contentsOfFile: try TestEnvironment.accessLog(), encoding: .utf8)
+    return log.split(separator: "\n").compactMap { line in
+        let fields = line.split(separator: "\t", omittingEmptySubsequences: false).map(String.init)
+        guard fields.count >= 5, fields[0] == uri else { return nil }
+        return (Int(fields[1]) ?? 0, fields[2], fields[4])
+    }
+}
+
+/// A configuration writing to a fresh WAV file.
+func wavConfiguration() -> (PlayerConfiguration, String) {
+    let path = TestEnvironment.temporaryPath("out.wav")
+    return (PlayerConfiguration(output: .wavFile(path: path)), path)
+}
