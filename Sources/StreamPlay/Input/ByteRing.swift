@@ -113,8 +113,10 @@ public final class ByteRing: @unchecked Sendable {
     /// Reads up to `buffer.count` bytes of `generation`, discarding any of earlier generations.
     /// - Returns: the number of bytes copied; 0 when none of that generation are there yet.
     func read(into buffer: UnsafeMutableRawBufferPointer, generation: Int) -> Int {
-        let current = currentGeneration.load(ordering: .acquiring)
+        // The counter before the generation: bytes counted here that belong to a newer
+        // generation imply (release/acquire) that the newer generation is visible below.
         let head = written.load(ordering: .acquiring)
+        let current = currentGeneration.load(ordering: .acquiring)
         var tail = consumed.load(ordering: .relaxed)
         guard current == generation else {
             // Everything there belongs to an older request: make room for the new one.
@@ -157,11 +159,12 @@ public final class ByteRing: @unchecked Sendable {
     }
 
     /// Tells the producer that the consumer is about to sleep until bytes arrive.
-    /// - Returns: `true` if bytes of `generation` arrived meanwhile (no need to sleep).
+    /// - Returns: `true` if bytes of `generation` arrived meanwhile (no need to sleep). While the
+    ///   producer has not begun `generation` yet, the consumer sleeps: ``beginGeneration(_:)`` wakes it.
     func announceConsumerWaiting(generation: Int) -> Bool {
         consumerWaiting.store(true, ordering: .sequentiallyConsistent)
         _ = written.load(ordering: .sequentiallyConsistent)
-        if available(generation: generation) > 0 || currentGeneration.load(ordering: .acquiring) != generation {
+        if available(generation: generation) > 0 {
             consumerWaiting.store(false, ordering: .relaxed)
             return true
         }

@@ -72,6 +72,7 @@ final class CurlInputSource: InputSource, @unchecked Sendable {
                     continue
                 }
                 next.onFirstBody = { [control] transfer in
+                    transfer.infoPublished = true
                     control.publish(info: transfer.info)
                 }
                 curl_multi_add_handle(multi, next.handle)

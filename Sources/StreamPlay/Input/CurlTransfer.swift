@@ -46,6 +46,8 @@ final class CurlTransfer {
         sp_curl_setopt_long(handle, CURLOPT_SSL_VERIFYHOST, 2)
         if let caPath = configuration.caCertificatesPath {
             sp_curl_setopt_pointer(handle, CURLOPT_CAINFO, caPath)
+            // Only that file: Debian's libcurl would also trust its default CA directory.
+            sp_curl_setopt_pointer(handle, CURLOPT_CAPATH, nil)
         }
         sp_curl_setopt_pointer(handle, CURLOPT_USERAGENT, configuration.userAgent)
         sp_curl_setopt_long(handle, CURLOPT_CONNECTTIMEOUT_MS, Int(configuration.connectTimeout * 1000))

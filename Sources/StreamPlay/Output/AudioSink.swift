@@ -13,8 +13,8 @@ public protocol AudioSink: AnyObject, Sendable {
     func open(format: AudioFormat) throws(PlayerError)
 
     /// Queues `pcm` (whole frames), blocking while the sink is full.
-    /// - Returns: `false` if ``interrupt()`` cut the wait short; the rest was not queued.
-    func write(_ pcm: UnsafeRawBufferPointer) throws(PlayerError) -> Bool
+    /// - Returns: the bytes queued: all of them, or fewer if ``interrupt()`` cut the wait short.
+    func write(_ pcm: UnsafeRawBufferPointer) throws(PlayerError) -> Int
 
     /// Starts or resumes audible output of what is queued.
     func start()
@@ -25,7 +25,8 @@ public protocol AudioSink: AnyObject, Sendable {
     /// Drops everything queued and not yet heard (for seek and stop).
     func flush()
 
-    /// Blocks until everything queued has been heard.
+    /// Blocks until everything queued has been heard. Does not start a paused sink: the
+    /// caller starts it, and a drain of a paused sink waits for ``start()``.
     /// - Returns: `false` if ``interrupt()`` cut the wait short.
     func drain() throws(PlayerError) -> Bool
 

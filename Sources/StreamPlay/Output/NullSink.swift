@@ -10,7 +10,7 @@ public final class NullSink: AudioSink {
     /// Accepts any format.
     public func open(format: AudioFormat) throws(PlayerError) {}
     /// Discards `pcm` at once.
-    public func write(_ pcm: UnsafeRawBufferPointer) throws(PlayerError) -> Bool { true }
+    public func write(_ pcm: UnsafeRawBufferPointer) throws(PlayerError) -> Int { pcm.count }
     /// Nothing to start.
     public func start() {}
     /// Nothing to pause.

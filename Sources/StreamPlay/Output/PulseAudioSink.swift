@@ -69,13 +69,13 @@ public final class PulseAudioSink: AudioSink, @unchecked Sendable {
     }
 
     /// Writes `pcm`, waiting on the server's requests for more while its buffer is full.
-    public func write(_ pcm: UnsafeRawBufferPointer) throws(PlayerError) -> Bool {
-        guard let mainloop, let base = pcm.baseAddress else { return true }
+    public func write(_ pcm: UnsafeRawBufferPointer) throws(PlayerError) -> Int {
+        guard let mainloop, let base = pcm.baseAddress else { return pcm.count }
         pa_threaded_mainloop_lock(mainloop)
         defer { pa_threaded_mainloop_unlock(mainloop) }
         var offset = 0
         while offset < pcm.count {
-            if interrupted.load(ordering: .acquiring) { return false }
+            if interrupted.load(ordering: .acquiring) { return offset }
             guard let stream, pa_stream_get_state(stream) == PA_STREAM_READY else {
                 throw .soundServerUnavailable(reason: "stream lost: \(contextErrorLocked)")
             }
@@ -93,7 +93,7 @@ public final class PulseAudioSink: AudioSink, @unchecked Sendable {
             }
             offset += count
         }
-        return true
+        return offset
     }
 
     /// Uncorks the stream.
@@ -126,10 +126,6 @@ public final class PulseAudioSink: AudioSink, @unchecked Sendable {
         pa_threaded_mainloop_lock(mainloop)
         defer { pa_threaded_mainloop_unlock(mainloop) }
         guard let stream, pa_stream_get_state(stream) == PA_STREAM_READY else { return true }
-        if corked {
-            corked = false
-            unrefOperation(pa_stream_cork(stream, 0, nil, nil))
-        }
         guard let operation = pa_stream_drain(stream, { _, _, userdata in
             let sink = Unmanaged<PulseAudioSink>.fromOpaque(userdata!).takeUnretainedValue()
             pa_threaded_mainloop_signal(sink.mainloop, 0)

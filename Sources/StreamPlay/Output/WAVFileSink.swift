@@ -56,7 +56,7 @@ public final class WAVFileSink: AudioSink, @unchecked Sendable {
     }
 
     /// Appends `pcm` to the file.
-    public func write(_ pcm: UnsafeRawBufferPointer) throws(PlayerError) -> Bool {
+    public func write(_ pcm: UnsafeRawBufferPointer) throws(PlayerError) -> Int {
         let failure: PlayerError? = withState { state in
             guard let file = state.file else { return .outputFailed(reason: "\(path) is not open") }
             var bytes = pcm
@@ -68,7 +68,7 @@ public final class WAVFileSink: AudioSink, @unchecked Sendable {
             return nil
         }
         if let failure { throw failure }
-        return true
+        return pcm.count
     }
 
     private func withState<Result>(_ body: (inout State) -> Result) -> Result {

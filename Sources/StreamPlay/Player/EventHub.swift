@@ -8,15 +8,20 @@ import Synchronization
 final class EventHub: Sendable {
     private let continuations = Mutex<[UUID: AsyncStream<PlayerEvent>.Continuation]>([:])
 
-    /// A new stream that first yields `initial`, then every event from now on.
-    func subscribe(initial: PlayerEvent) -> AsyncStream<PlayerEvent> {
+    /// A new stream that first yields `initial()`, then every event from now on.
+    ///
+    /// `initial` is read after the stream is registered, so an event sent meanwhile is seen
+    /// either in `initial` or after it (possibly both), never lost.
+    func subscribe(initial: () -> PlayerEvent) -> AsyncStream<PlayerEvent> {
         let (stream, continuation) = AsyncStream<PlayerEvent>.makeStream(bufferingPolicy: .bufferingNewest(1024))
         let id = UUID()
         continuation.onTermination = { [weak self] _ in
             self?.continuations.withLock { _ = $0.removeValue(forKey: id) }
         }
-        continuation.yield(initial)
-        continuations.withLock { $0[id] = continuation }
+        continuations.withLock { continuations in
+            continuations[id] = continuation
+            continuation.yield(initial())
+        }
         return stream
     }
 

@@ -29,11 +29,11 @@ final class PlaybackSession: @unchecked Sendable {
     }
 
     let location: MediaLocation
+    let length: Double?
     private let configuration: PlayerConfiguration
     private let sink: any AudioSink
     private let report: @Sendable (Report) -> Void
     private let startTime: Double
-    private let length: Double?
     private let wake = ThreadSignal()
     private let commands = Mutex(Commands())
     private let ring: ByteRing
@@ -93,13 +93,18 @@ final class PlaybackSession: @unchecked Sendable {
     }
 
     /// Asks for audio from `seconds` on.
-    func seek(to seconds: Double) {
-        commands.withLock {
-            $0.seekTarget = max(seconds, 0)
-            $0.shownSeekTarget = max(seconds, 0)
+    /// - Returns: `false` if the track has already ended, so a seek needs a new session.
+    func seek(to seconds: Double) -> Bool {
+        let accepted = commands.withLock { commands -> Bool in
+            guard commands.phase != .ended else { return false }
+            guard !commands.phase.isFinal else { return true }
+            commands.seekTarget = max(seconds, 0)
+            commands.shownSeekTarget = max(seconds, 0)
+            return true
         }
         sink.interrupt()
         wake.signal()
+        return accepted
     }
 
     /// Ends the play and waits for the engine threads to finish.
@@ -151,14 +156,14 @@ final class PlaybackSession: @unchecked Sendable {
             setPhase(final)
         case .failure(let error):
             sink.flush()
-            logger.info("play failed", metadata: ["location": "\(location)", "error": "\(error)"])
+            logger.debug("play failed", metadata: ["location": "\(location)", "error": "\(error)"])
             setPhase(.failed(error))
         }
     }
 
     /// The loop of the decoder thread. Returns `.ended`, or `.idle` when stopped.
     private func decodeLoop() throws(PlayerError) -> PlayerState {
-        let decoder = try MPG123Decoder()
+        let decoder = try makeDecoder()
         var state = DecodeState()
         state.pendingSeek = startTime > 0 ? startTime : nil
         input.start(at: 0, generation: state.generation)
@@ -247,6 +252,12 @@ final class PlaybackSession: @unchecked Sendable {
         }
     }
 
+    /// The decoder for this track. MPEG audio is the only format so far; a second one (AAC)
+    /// is chosen here, by content type or by sniffing, and nothing else changes.
+    private func makeDecoder() throws(PlayerError) -> any AudioDecoder {
+        try MPG123Decoder()
+    }
+
     /// The decoder thread's own bookkeeping.
     private struct DecodeState {
         var generation = 1
@@ -270,7 +281,7 @@ final class PlaybackSession: @unchecked Sendable {
         var failure: PlayerError?
     }
 
-    private func decode(_ decoder: MPG123Decoder, into pcm: UnsafeMutableRawBufferPointer,
+    private func decode(_ decoder: any AudioDecoder, into pcm: UnsafeMutableRawBufferPointer,
                         state: DecodeState) throws(PlayerError) -> DecodeStep {
         do {
             return try decoder.decode(into: pcm)
@@ -283,7 +294,7 @@ final class PlaybackSession: @unchecked Sendable {
     }
 
     /// Moves ring bytes into the decoder. Returns `false` when the ring had none.
-    private func feed(_ decoder: MPG123Decoder, buffer: UnsafeMutableRawBufferPointer,
+    private func feed(_ decoder: any AudioDecoder, buffer: UnsafeMutableRawBufferPointer,
                       state: inout DecodeState) throws(PlayerError) -> Bool {
         if let skipTo = state.skipTo {
             let skipped = ring.skip(skipTo - state.inputPosition, generation: state.generation)
@@ -328,7 +339,7 @@ final class PlaybackSession: @unchecked Sendable {
         }
     }
 
-    private func reportDuration(decoder: MPG123Decoder, state: inout DecodeState) {
+    private func reportDuration(decoder: any AudioDecoder, state: inout DecodeState) {
         guard let total = decoder.totalFrames, let format = decoder.format else { return }
         state.durationReported = true
         report(.duration(format.seconds(forFrames: total)))
@@ -374,12 +385,26 @@ final class PlaybackSession: @unchecked Sendable {
         return reachedEnd
     }
 
-    /// Queues `bytes` in the sink and counts them. Returns `false` if interrupted.
+    /// Queues `bytes` in the sink and counts them.
+    /// - Returns: `false` if a seek or stop interrupted the write (the rest is not wanted).
     private func write(_ bytes: UnsafeRawBufferPointer, format: AudioFormat) throws(PlayerError) -> Bool {
-        guard !bytes.isEmpty else { return true }
-        guard try sink.write(bytes) else { return false }
-        framesWritten.add(bytes.count / format.bytesPerFrame, ordering: .releasing)
+        var offset = 0
+        while offset < bytes.count {
+            let count = try sink.write(UnsafeRawBufferPointer(rebasing: bytes[offset...]))
+            offset += count
+            framesWritten.add(count / format.bytesPerFrame, ordering: .releasing)
+            guard offset < bytes.count else { break }
+            // Interrupted. A command taken before the interrupt arrived can leave it behind:
+            // only a seek or stop still pending means the rest of the audio is not wanted.
+            if hasPendingSeekOrStop { return false }
+            sink.clearInterrupt()
+            if hasPendingSeekOrStop { return false }
+        }
         return true
+    }
+
+    private var hasPendingSeekOrStop: Bool {
+        commands.withLock { $0.stopRequested || $0.seekTarget != nil }
     }
 
     private func startOutput(state: inout DecodeState) {
@@ -404,7 +429,7 @@ final class PlaybackSession: @unchecked Sendable {
         return true
     }
 
-    private func performSeek(to target: Double, format: AudioFormat, decoder: MPG123Decoder,
+    private func performSeek(to target: Double, format: AudioFormat, decoder: any AudioDecoder,
                              state: inout DecodeState) throws(PlayerError) {
         state.pendingSeek = nil
         defer {

@@ -76,8 +76,8 @@ public final class Player: Sendable {
         do {
             play(try MediaLocation(parsing: text), startingAt: startTime, length: length)
         } catch {
-            stop()
-            let id = core.withLock { $0.sessionID }
+            // Whatever played before ends quietly: the one state reported is this failure.
+            let id = releaseEngine(nextSession: true)
             update(state: .failed(error), sessionID: id)
         }
     }
@@ -95,24 +95,36 @@ public final class Player: Sendable {
     /// Stops playing and releases the engine's threads, the stream, the sound server connection
     /// and the buffers. Returns once they are gone.
     public func stop() {
-        let (session, sink, id) = core.withLock { core in
-            defer {
-                core.session = nil
-                core.sink = nil
-            }
-            return (core.session, core.sink, core.sessionID)
-        }
-        session?.stop()
-        sink?.close()
-        if session != nil {
+        let hadSession = current != nil
+        let id = releaseEngine(nextSession: false)
+        if hadSession {
             update(state: .idle, sessionID: id)
         }
     }
 
+    /// Stops the session and closes the sink. Returns the session id that later reports use.
+    private func releaseEngine(nextSession: Bool) -> Int {
+        let (session, sink, id) = core.withLock { core in
+            defer {
+                core.session = nil
+                core.sink = nil
+                if nextSession { core.sessionID += 1 }
+            }
+            return (core.session, core.sink, core.sessionID + (nextSession ? 1 : 0))
+        }
+        session?.stop()
+        sink?.close()
+        return id
+    }
+
     /// Continues playing from `seconds` into the track. The reported position changes at once;
-    /// audio follows as soon as the new position is decoded.
+    /// audio follows as soon as the new position is decoded. After the track ended, it plays
+    /// again from there.
     public func seek(to seconds: Double) {
-        current?.seek(to: seconds)
+        guard let session = current else { return }
+        if !session.seek(to: seconds) {
+            play(session.location, startingAt: seconds, length: session.length)
+        }
     }
 
     // MARK: State
@@ -134,7 +146,7 @@ public final class Player: Sendable {
     public var bufferedFraction: Double { current?.bufferFill ?? 0 }
 
     /// Output volume from 0 (silent) to 1 (unchanged). Applied by the sound server for
-    /// PulseAudio, to the samples for the WAV and null outputs.
+    /// PulseAudio, to the samples for the WAV output; the null output ignores it.
     public var volume: Double {
         get { core.withLock { $0.volume } }
         set {
@@ -150,7 +162,7 @@ public final class Player: Sendable {
     /// A stream of everything that happens from now on, starting with the current state.
     /// Each call makes an independent stream; it ends when the player is released.
     public var events: AsyncStream<PlayerEvent> {
-        hub.subscribe(initial: .stateChanged(state))
+        hub.subscribe { .stateChanged(self.state) }
     }
 
     /// Waits until the current play ends, fails or is stopped, and returns that state.

@@ -4,7 +4,7 @@ public enum PlayerEvent: Sendable, Equatable {
     case stateChanged(PlayerState)
     /// The decoder found the PCM format of the track.
     case formatKnown(AudioFormat)
-    /// The track's length in seconds became known (or more precise).
+    /// The track's length in seconds became known.
     case durationKnown(Double)
     /// Progress towards the prebuffer needed to start, 0 to 1.
     case bufferingProgress(Double)

@@ -2,14 +2,16 @@ import Foundation
 
 /// Records what a PulseAudio sink plays, from its monitor source, with `parec`.
 ///
-/// parec delivers nothing for the first second or so; ``start()`` waits until audio (silence)
-/// flows before returning, so nothing played afterwards is missed.
+/// An idle null sink is suspended and its monitor delivers nothing, so a stream that starts
+/// would lose its first block to the wake-up. A `pacat` of silence keeps the sink running (mixing
+/// zeros changes no sample), and ``start()`` waits until the monitor delivers before returning.
 final class MonitorRecorder {
     let sink: String
     let sampleRate: Int
     let channels: Int
     let path = TestEnvironment.temporaryPath("monitor.raw")
     private let process = Process()
+    private let silence = Process()
 
     init(sink: String, sampleRate: Int = 44100, channels: Int = 2) {
         self.sink = sink
@@ -19,9 +21,14 @@ final class MonitorRecorder {
 
     func start() async throws {
         FileManager.default.createFile(atPath: path, contents: nil)
+        silence.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        silence.arguments = ["pacat", "--raw", "--format=s16le", "--rate=\(sampleRate)", "--channels=\(channels)",
+                             "-d", sink, "/dev/zero"]
+        try silence.run()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = ["parec", "-d", "\(sink).monitor", "--raw", "--format=s16le",
-                             "--rate=\(sampleRate)", "--channels=\(channels)", "--latency-msec=20", path]
+                             "--rate=\(sampleRate)", "--channels=\(channels)", "--latency-msec=20"]
+        process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
         try process.run()
         let deadline = Date().addingTimeInterval(10)
         while (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0 < 4096 {
@@ -33,9 +40,13 @@ final class MonitorRecorder {
     }
 
     /// Stops recording and returns the interleaved samples.
-    func stop() throws -> [Int16] {
-        process.terminate()
-        process.waitUntilExit()
+    func stop() async throws -> [Int16] {
+        // SIGINT lets parec write out what it holds; SIGKILL only if it does not exit.
+        kill(process.processIdentifier, SIGINT)
+        let deadline = Date().addingTimeInterval(5)
+        while process.isRunning && Date() < deadline { try await Task.sleep(for: .milliseconds(20)) }
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        kill(silence.processIdentifier, SIGKILL)
         defer { try? FileManager.default.removeItem(atPath: path) }
         return PCM.samples(try Data(contentsOf: URL(fileURLWithPath: path)))
     }

@@ -43,16 +43,21 @@ enum PCM {
 
     /// Where (in frames) `needle` first occurs exactly in `haystack`, searching from frame `from`.
     static func find(_ needle: ArraySlice<Int16>, in haystack: [Int16], channels: Int, from: Int = 0) -> Int? {
-        guard let first = needle.first, needle.count <= haystack.count else { return nil }
-        var index = from * channels
-        let last = haystack.count - needle.count
-        while index <= last {
-            if haystack[index] == first, haystack[index..<(index + needle.count)].elementsEqual(needle) {
-                return index / channels
+        guard !needle.isEmpty, needle.count <= haystack.count else { return nil }
+        let pattern = Array(needle)
+        return haystack.withUnsafeBufferPointer { hay in
+            pattern.withUnsafeBufferPointer { pat in
+                var index = from * channels
+                let last = hay.count - pat.count
+                while index <= last {
+                    if hay[index] == pat[0], memcmp(hay.baseAddress! + index, pat.baseAddress!, pat.count * 2) == 0 {
+                        return index / channels
+                    }
+                    index += channels
+                }
+                return nil
             }
-            index += channels
         }
-        return nil
     }
 
     /// Where in `reference` (in frames) the audio `recording[frame...]` comes from, by exact match
@@ -73,5 +78,45 @@ enum PCM {
             index += 1
         }
         return nil
+    }
+}
+
+/// A monitor recording held against a reference decode.
+///
+/// PulseAudio may render the first few milliseconds of a new stream as silence (they fall into a
+/// block the sink had already mixed); from the first sample it lets through, the audio must be
+/// exact. ``silentLead`` counts those lost frames.
+struct MonitorComparison {
+    private(set) var aligned = false
+    private(set) var complete = false
+    private(set) var mismatchedFrames = 0
+    private(set) var silentLead = 0
+
+    init(recording: [Int16], reference: ReferenceAudio, anchorFrame: Int = 22050) {
+        let channels = reference.channels
+        let anchor = min(anchorFrame, reference.frameCount / 2)
+        guard let found = PCM.find(reference.samples[(anchor * channels)..<((anchor + 256) * channels)],
+                                   in: recording, channels: channels) else { return }
+        aligned = true
+        let shift = found - anchor
+        guard shift >= 0 else { return }
+        // Frames at the start recorded as silence instead of the track.
+        var lead = 0
+        while lead < reference.frameCount,
+              (0..<channels).allSatisfy({ recording[(shift + lead) * channels + $0] == 0 }),
+              (0..<channels).contains(where: { reference.samples[lead * channels + $0] != 0 }) {
+            lead += 1
+        }
+        silentLead = lead
+        complete = (shift + reference.frameCount) * channels <= recording.count
+        let end = min(reference.frameCount, recording.count / channels - shift)
+        var mismatched = 0
+        for frame in lead..<max(end, lead) {
+            for channel in 0..<channels where recording[(shift + frame) * channels + channel] != reference.samples[frame * channels + channel] {
+                mismatched += 1
+                break
+            }
+        }
+        mismatchedFrames = mismatched
     }
 }

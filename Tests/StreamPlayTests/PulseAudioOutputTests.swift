@@ -1,0 +1,59 @@
+import Foundation
+import Testing
+@testable import StreamPlay
+
+/// What PulseAudio plays is what the file holds: recorded from a null sink's monitor, the audio
+/// equals the mpg123 reference sample for sample. Each format gets a null sink of its own rate
+/// and channel count, so the server passes samples through unchanged.
+@Suite("PulseAudio output", .serialized)
+struct PulseAudioOutputTests {
+    @Test("monitor recording equals the reference", arguments: [
+        "cbr-44k-stereo-short.mp3", "vbr-48k-mono.mp3", "cbr-48k-stereo.mp3", "cbr-44k-mono.mp3",
+    ])
+    func monitorEqualsReference(file: String) async throws {
+        _ = try TestEnvironment.pulseServer()
+        let reference = try ReferenceAudio(file)
+        let sink = try ExtraNullSink(sampleRate: reference.sampleRate, channels: reference.channels)
+        let recorder = MonitorRecorder(sink: sink.name, sampleRate: reference.sampleRate, channels: reference.channels)
+        try await recorder.start()
+        let player = Player(configuration: PlayerConfiguration(output: .pulseAudio(sink: sink.name)))
+        player.play("\(try TestEnvironment.http())/\(file)")
+        #expect(try await player.finish(within: 30) == .ended)
+        player.stop()
+        try await Task.sleep(for: .milliseconds(300))
+        let recording = try await recorder.stop()
+
+        let comparison = MonitorComparison(recording: recording, reference: reference)
+        #expect(comparison.aligned, "\(file): the reference was not found in the recording")
+        #expect(comparison.complete, "\(file): the recording ends before the track does")
+        #expect(comparison.mismatchedFrames == 0, "\(file): \(comparison.mismatchedFrames) frames differ from mpg123 -s")
+        #expect(comparison.silentLead <= 4410, "\(file): \(comparison.silentLead) frames lost at the start")
+    }
+
+    @Test("an unreachable sound server is a typed error, quickly")
+    func unreachableServer() async throws {
+        let player = Player(configuration: PlayerConfiguration(output: .pulseAudio(server: "unix:/nonexistent/pulse/native")))
+        let started = ContinuousClock.now
+        player.play("\(try TestEnvironment.http())/cbr-44k-stereo-short.mp3")
+        let final = try await player.finish(within: 10)
+        guard case .failed(.soundServerUnavailable) = final else {
+            Issue.record("expected soundServerUnavailable, got \(final)")
+            return
+        }
+        #expect(ContinuousClock.now - started < .seconds(5))
+        player.stop()
+    }
+
+    @Test("an unknown sink name is a typed error")
+    func unknownSink() async throws {
+        _ = try TestEnvironment.pulseServer()
+        let player = Player(configuration: PlayerConfiguration(output: .pulseAudio(sink: "no_such_sink")))
+        player.play("\(try TestEnvironment.http())/cbr-44k-stereo-short.mp3")
+        let final = try await player.finish(within: 10)
+        guard case .failed(.soundServerUnavailable) = final else {
+            Issue.record("expected soundServerUnavailable, got \(final)")
+            return
+        }
+        player.stop()
+    }
+}
