@@ -14,6 +14,9 @@ final class MPG123Decoder: AudioDecoder {
     private let handle: OpaquePointer
     private(set) var format: AudioFormat?
     private var inputLength: Int?
+    private var seekIndexInstalled = false
+    /// Frames between two entries of the seek index made for constant-bitrate streams.
+    private static let seekIndexStep = 8
 
     /// libmpg123 before API 46 needs one mpg123_init per process; later it is a no-op.
     private static let initialized: Bool = mpg123_init() == MPG123_OK.rawValue
@@ -97,12 +100,48 @@ final class MPG123Decoder: AudioDecoder {
     }
 
     func seek(toFrame frame: Int) throws(PlayerError) -> (frame: Int, inputOffset: Int) {
+        installConstantBitrateIndex()
         var inputOffset: off_t = 0
         let landed = mpg123_feedseek(handle, off_t(frame), SEEK_SET, &inputOffset)
         guard landed >= 0 else {
             throw .decodingFailed(reason: "seek to frame \(frame): \(lastError)")
         }
         return (Int(landed), Int(inputOffset))
+    }
+
+    /// Gives mpg123 a frame index for the whole of a constant-bitrate stream.
+    ///
+    /// Beyond the frames it has read, mpg123 can only guess a seek offset, from the Xing/Info
+    /// table of contents (1% steps: a third of a second in a 30 s track) and it then believes the
+    /// guess. In a CBR stream frame k starts within a byte of `first + k × mean size`, so an index
+    /// of those offsets (a few bytes early; mpg123 syncs forward to the header) makes every seek
+    /// exact: mpg123 starts at an indexed frame, decodes the frames in between for the bit
+    /// reservoir, and drops samples up to the target.
+    private func installConstantBitrateIndex() {
+        guard !seekIndexInstalled, let inputLength else { return }
+        var info = mpg123_frameinfo2()
+        guard mpg123_info2(handle, &info) == MPG123_OK.rawValue, info.vbr == Int32(MPG123_CBR.rawValue),
+              info.bitrate > 0, info.rate > 0 else { return }
+        var offsets: UnsafeMutablePointer<off_t>?
+        var currentStep: off_t = 0
+        var fill = 0
+        guard mpg123_index(handle, &offsets, &currentStep, &fill) == MPG123_OK.rawValue, fill > 0, let offsets else { return }
+        let first = Double(offsets[0])
+        let coefficient: Double = switch (info.layer, info.version) {
+        case (1, _): 48_000
+        case (3, let version) where version != Int32(MPG123_1_0.rawValue): 72_000
+        default: 144_000
+        }
+        let meanFrameSize = coefficient * Double(info.bitrate) / Double(info.rate)
+        let frames = Int((Double(inputLength) - first) / meanFrameSize)
+        guard frames > 0 else { return }
+        let step = Self.seekIndexStep
+        var index: [off_t] = [off_t(first)]
+        for entry in 1...max(frames / step, 1) {
+            let estimate = first + (Double(entry * step) * meanFrameSize).rounded(.down)
+            index.append(off_t(estimate) - 2)
+        }
+        seekIndexInstalled = mpg123_set_index(handle, &index, off_t(step), index.count) == MPG123_OK.rawValue
     }
 
     private var lastError: String {
