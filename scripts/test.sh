@@ -37,6 +37,8 @@ echo "tools: $(mpg123 --version 2>&1 | head -n1); $(nginx -v 2>&1 | head -n1);" 
 
 # Serial on purpose: the tests share one PulseAudio null sink, whose monitor must hear one
 # player at a time.
+# The CLI tests run the streamplay executable, which `swift test` alone does not build.
+swift build
 set +e
 swift test --no-parallel "$@"
 status=$?

@@ -119,8 +119,9 @@ public final class ByteRing: @unchecked Sendable {
         let current = currentGeneration.load(ordering: .acquiring)
         var tail = consumed.load(ordering: .relaxed)
         guard current == generation else {
-            // Everything there belongs to an older request: make room for the new one.
-            if head != tail { release(to: head) }
+            // The producer has not begun the wanted generation: everything there belongs to an
+            // older request, so make room for the new one.
+            if current < generation, head != tail { release(to: head) }
             return 0
         }
         let start = generationStart.load(ordering: .acquiring)

@@ -45,6 +45,8 @@ final class PlaybackSession: @unchecked Sendable {
     private let sampleRate = Atomic<Int>(0)
     private let baseFrame = Atomic<Int>(0)
     private let framesWritten = Atomic<Int>(0)
+    /// Set once the sink has played everything: the position is then all that was written.
+    private let drained = Atomic<Bool>(false)
 
     /// Bytes fed without finding a frame, beyond any ID3v2 tag, before the input is declared
     /// not to be MPEG audio.
@@ -123,7 +125,7 @@ final class PlaybackSession: @unchecked Sendable {
         guard rate > 0 else { return startTime > 0 ? startTime : nil }
         let base = baseFrame.load(ordering: .acquiring)
         let written = framesWritten.load(ordering: .acquiring)
-        let heard = max(written - sink.latencyFrames, 0)
+        let heard = drained.load(ordering: .acquiring) ? written : max(written - sink.latencyFrames, 0)
         return Double(base + heard) / Double(rate)
     }
 
@@ -150,6 +152,7 @@ final class PlaybackSession: @unchecked Sendable {
         input.stop()
         switch result {
         case .success(let final):
+            if final == .ended { drained.store(true, ordering: .releasing) }
             if final == .ended || final == .idle {
                 sink.flush()
             }
