@@ -145,6 +145,12 @@ public final class Player: Sendable {
     /// How full the input buffer is, from 0 (empty) to 1 (full).
     public var bufferedFraction: Double { current?.bufferFill ?? 0 }
 
+    /// Times the sound server ran out of audio while playing (PulseAudio output only; 0 for the
+    /// others), since the player's output was opened.
+    public var underflowCount: Int {
+        (core.withLock { $0.sink } as? PulseAudioSink)?.underflowCount ?? 0
+    }
+
     /// Output volume from 0 (silent) to 1 (unchanged). Applied by the sound server for
     /// PulseAudio, to the samples for the WAV output; the null output ignores it.
     public var volume: Double {
