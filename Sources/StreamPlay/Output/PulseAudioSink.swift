@@ -246,6 +246,11 @@ public final class PulseAudioSink: AudioSink, @unchecked Sendable {
                     failure = .soundServerUnavailable(reason: "\(serverDescription): \(contextErrorLocked)")
                     break
                 }
+                // A server that accepts and never answers must not hold up a stop.
+                if interrupted.load(ordering: .acquiring) {
+                    failure = .soundServerUnavailable(reason: "\(serverDescription): connection interrupted")
+                    break
+                }
                 pa_threaded_mainloop_wait(loop)
             }
         }
@@ -326,8 +331,8 @@ public final class PulseAudioSink: AudioSink, @unchecked Sendable {
         while true {
             let state = pa_stream_get_state(newStream)
             if state == PA_STREAM_READY { break }
-            if state == PA_STREAM_FAILED || state == PA_STREAM_TERMINATED {
-                let reason = contextErrorLocked
+            if state == PA_STREAM_FAILED || state == PA_STREAM_TERMINATED || interrupted.load(ordering: .acquiring) {
+                let reason = state == PA_STREAM_FAILED || state == PA_STREAM_TERMINATED ? contextErrorLocked : "interrupted"
                 closeStreamLocked()
                 throw .soundServerUnavailable(reason: "cannot play on \(sinkName ?? "the default sink"): \(reason)")
             }

@@ -104,7 +104,9 @@ final class PlaybackSession: @unchecked Sendable {
             commands.shownSeekTarget = max(seconds, 0)
             return true
         }
-        sink.interrupt()
+        // Only a sink that takes audio can be blocked in a write; before that, an interrupt
+        // would cut short the connection to the sound server, which only a stop may do.
+        if sampleRate.load(ordering: .acquiring) > 0 { sink.interrupt() }
         wake.signal()
         return accepted
     }
@@ -157,6 +159,10 @@ final class PlaybackSession: @unchecked Sendable {
                 sink.flush()
             }
             setPhase(final)
+        case .failure where commands.withLock({ $0.stopRequested }):
+            // Whatever failed while stopping (an interrupted connection) is part of the stop.
+            sink.flush()
+            setPhase(.idle)
         case .failure(let error):
             sink.flush()
             logger.debug("play failed", metadata: ["location": "\(location)", "error": "\(error)"])
