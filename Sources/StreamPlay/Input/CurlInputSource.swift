@@ -12,6 +12,9 @@ import Synchronization
 final class CurlInputSource: InputSource, @unchecked Sendable {
     let control: InputControl
     private let url: String
+    /// The URL requests go to: `url`, or a fresh one from the refresher after an expiry.
+    private var currentURL: String
+    private let urlRefresher: (@Sendable (String) async throws -> String)?
     private let ring: ByteRing
     private let configuration: PlayerConfiguration
     private let multi: UnsafeMutableRawPointer
@@ -20,9 +23,12 @@ final class CurlInputSource: InputSource, @unchecked Sendable {
     /// libcurl's global state is set up once per process, before any handle exists.
     private static let globalInit: Bool = curl_global_init(Int(CURL_GLOBAL_DEFAULT)) == CURLE_OK
 
-    init(url: String, ring: ByteRing, control: InputControl, configuration: PlayerConfiguration) {
+    init(url: String, ring: ByteRing, control: InputControl, configuration: PlayerConfiguration,
+         urlRefresher: (@Sendable (String) async throws -> String)? = nil) {
         _ = Self.globalInit
         self.url = url
+        self.currentURL = url
+        self.urlRefresher = urlRefresher
         self.ring = ring
         self.control = control
         self.configuration = configuration
@@ -50,12 +56,33 @@ final class CurlInputSource: InputSource, @unchecked Sendable {
 
     private var redactedURL: String { RedactedURL.describe(url) }
 
+    /// A request to make once its time has come: a restart, or a reconnect after a drop.
+    private struct PlannedRequest {
+        var offset: Int
+        var generation: Int
+        var notBefore: ContinuousClock.Instant
+    }
+
+    /// Why a transfer ended, as far as recovery is concerned.
+    private enum Ending {
+        case finished
+        case failed(PlayerError)
+        /// The connection broke or stalled: resume where the bytes stopped.
+        case dropped(PlayerError)
+        /// The resumed request was refused as expired (403, 410): ask for a fresh URL.
+        case expired(PlayerError)
+        /// 503 with a short Retry-After: try again then.
+        case retryAfter(seconds: Double, PlayerError)
+    }
+
     private func run() {
         var transfer: CurlTransfer?
+        var planned: PlannedRequest?
+        var attempts = 0
         var lastProgress = ContinuousClock.now
         var lastDelivered = 0
 
-        func finish(_ current: CurlTransfer?) {
+        func remove(_ current: CurlTransfer?) {
             guard let current else { return }
             curl_multi_remove_handle(multi, current.handle)
             transfer = nil
@@ -63,11 +90,16 @@ final class CurlInputSource: InputSource, @unchecked Sendable {
 
         while !control.stopRequested {
             if let restart = control.takeRestart() {
-                finish(transfer)
+                remove(transfer)
                 ring.beginGeneration(restart.generation)
-                guard let next = CurlTransfer(url: url, offset: restart.offset, generation: restart.generation,
+                planned = PlannedRequest(offset: restart.offset, generation: restart.generation, notBefore: .now)
+                attempts = 0
+            }
+            if let request = planned, request.notBefore <= .now {
+                planned = nil
+                guard let next = CurlTransfer(url: currentURL, offset: request.offset, generation: request.generation,
                                               ring: ring, configuration: configuration) else {
-                    control.finish(generation: restart.generation,
+                    control.finish(generation: request.generation,
                                    with: .failed(.transferFailed(url: redactedURL, reason: "curl_easy_init failed")))
                     continue
                 }
@@ -89,41 +121,120 @@ final class CurlInputSource: InputSource, @unchecked Sendable {
             curl_multi_perform(multi, &running)
 
             var pending: Int32 = 0
+            var ended: (CurlTransfer, Ending)?
             while let message = curl_multi_info_read(multi, &pending) {
                 guard message.pointee.msg == CURLMSG_DONE, let current = transfer,
                       message.pointee.easy_handle == current.handle else { continue }
-                let code = message.pointee.data.result
-                let outcome: InputOutcome = code == CURLE_OK ? .finished : .failed(error(for: code, transfer: current))
-                if code == CURLE_OK, !current.infoPublished {
-                    control.publish(info: current.info)
-                }
-                finish(current)
-                control.finish(generation: current.generation, with: outcome)
+                ended = (current, ending(for: message.pointee.data.result, transfer: current))
             }
 
-            // A transfer that wants bytes but gets none for too long has stalled.
+            // A transfer that wants bytes but gets none for too long has stalled: a drop.
             var timeoutMs: Int32 = 250
-            if let current = transfer {
+            if ended == nil, let current = transfer {
                 if current.pausedChunk > 0 {
                     lastProgress = .now
-                    if !ring.announceProducerWaiting(for: current.pausedChunk) { timeoutMs = 1000 } else { timeoutMs = 0 }
+                    timeoutMs = ring.announceProducerWaiting(for: current.pausedChunk) ? 0 : 1000
                 } else if current.delivered != lastDelivered {
                     lastDelivered = current.delivered
                     lastProgress = .now
                 } else if ContinuousClock.now - lastProgress > .seconds(configuration.stallTimeout) {
-                    finish(current)
-                    control.finish(generation: current.generation,
-                                   with: .failed(.timedOut(url: redactedURL, seconds: configuration.stallTimeout)))
-                    continue
+                    let error = PlayerError.timedOut(url: redactedURL, seconds: configuration.stallTimeout)
+                    ended = (current, current.delivered > 0 || current.offset > 0 ? .dropped(error) : .failed(error))
                 }
-            } else {
-                timeoutMs = 1000
+            }
+
+            if let (current, ending) = ended {
+                remove(current)
+                if current.delivered > 0 { attempts = 0 }
+                planned = plan(after: ending, of: current, attempts: &attempts)
+                if planned == nil {
+                    switch ending {
+                    case .finished:
+                        if !current.infoPublished { control.publish(info: current.info) }
+                        control.finish(generation: current.generation, with: .finished)
+                    case .failed(let error), .dropped(let error), .expired(let error), .retryAfter(_, let error):
+                        control.finish(generation: current.generation, with: .failed(error))
+                    }
+                }
+                continue
+            }
+
+            if transfer == nil {
+                let wait = planned.map { $0.notBefore - .now } ?? .seconds(1)
+                timeoutMs = Int32(clamping: max(wait.components.seconds * 1000 + wait.components.attoseconds / 1_000_000_000_000_000, 1))
             }
             if timeoutMs > 0 {
                 curl_multi_poll(multi, nil, 0, timeoutMs, nil)
             }
         }
-        finish(transfer)
+        remove(transfer)
+    }
+
+    /// The next request after a transfer ended, or `nil` when the generation is over.
+    private func plan(after ending: Ending, of transfer: CurlTransfer, attempts: inout Int) -> PlannedRequest? {
+        let policy = configuration.reconnect
+        let resumeAt = transfer.offset + transfer.delivered
+        switch ending {
+        case .finished, .failed:
+            return nil
+        case .dropped(let error), .expired(let error):
+            guard attempts < policy.maxAttempts else { return nil }
+            attempts += 1
+            if case .expired = ending {
+                guard let refresh = urlRefresher, let fresh = fetchFreshURL(refresh) else { return nil }
+                currentURL = fresh
+            }
+            let delay = min(policy.initialDelay * pow(2, Double(attempts - 1)), policy.maximumDelay)
+            configuration.logger.info("reconnecting", metadata: [
+                "url": "\(redactedURL)", "offset": "\(resumeAt)", "attempt": "\(attempts)", "cause": "\(error)",
+            ])
+            return PlannedRequest(offset: resumeAt, generation: transfer.generation,
+                                  notBefore: .now + .milliseconds(Int(delay * 1000)))
+        case .retryAfter(let seconds, _):
+            // Once: a server that keeps answering 503 is down, and the listener should know.
+            guard attempts == 0, seconds <= policy.maximumRetryAfter else { return nil }
+            attempts += 1
+            return PlannedRequest(offset: resumeAt, generation: transfer.generation,
+                                  notBefore: .now + .milliseconds(Int(seconds * 1000)))
+        }
+    }
+
+    /// Asks the refresher for a new URL, blocking this input thread (never the task pool).
+    private func fetchFreshURL(_ refresh: @escaping @Sendable (String) async throws -> String) -> String? {
+        let result = Mutex<String?>(nil)
+        let done = ThreadSignal()
+        let expired = currentURL
+        Task {
+            let fresh = try? await refresh(expired)
+            result.withLock { $0 = fresh }
+            done.signal()
+        }
+        // Bounded, and cut short by a stop.
+        let deadline = ContinuousClock.now + .seconds(configuration.connectTimeout)
+        while result.withLock({ $0 }) == nil, !control.stopRequested, ContinuousClock.now < deadline {
+            done.wait(timeout: 0.1)
+        }
+        return result.withLock { $0 }
+    }
+
+    private func ending(for code: CURLcode, transfer: CurlTransfer) -> Ending {
+        guard code != CURLE_OK else { return .finished }
+        let error = error(for: code, transfer: transfer)
+        let status = transfer.responseCode
+        let resuming = transfer.offset > 0
+        switch code {
+        case CURLE_HTTP_RETURNED_ERROR where status == 416 && resuming:
+            // Asked for bytes past the end: everything had arrived (a Content-Length that lied).
+            return .finished
+        case CURLE_HTTP_RETURNED_ERROR where (status == 403 || status == 410) && resuming && urlRefresher != nil:
+            return .expired(error)
+        case CURLE_HTTP_RETURNED_ERROR where status == 503:
+            return transfer.retryAfter.map { .retryAfter(seconds: $0, error) } ?? .failed(error)
+        case CURLE_PARTIAL_FILE, CURLE_RECV_ERROR, CURLE_GOT_NOTHING, CURLE_SEND_ERROR, CURLE_OPERATION_TIMEDOUT:
+            return transfer.delivered > 0 || resuming ? .dropped(error) : .failed(error)
+        default:
+            return .failed(error)
+        }
     }
 
     private func error(for code: CURLcode, transfer: CurlTransfer) -> PlayerError {

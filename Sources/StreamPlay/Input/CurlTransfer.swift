@@ -17,6 +17,8 @@ final class CurlTransfer {
     private(set) var acceptsRanges = false
     private(set) var contentRangeTotal: Int?
     private(set) var statusCode = 0
+    /// Seconds from a Retry-After header (delta form), if the response had one.
+    private(set) var retryAfter: Double?
     /// Body bytes still to throw away (a server that ignored our Range and sent the whole body).
     private var prefixToSkip = 0
     private var sawBody = false
@@ -159,6 +161,7 @@ final class CurlTransfer {
             // A new response block (after a redirect or a 100 Continue): forget the last one.
             acceptsRanges = false
             contentRangeTotal = nil
+            retryAfter = nil
             statusCode = Int(line.split(separator: " ").dropFirst().first ?? "") ?? 0
             return
         }
@@ -168,6 +171,8 @@ final class CurlTransfer {
         switch name {
         case "accept-ranges":
             acceptsRanges = value.lowercased().contains("bytes")
+        case "retry-after":
+            retryAfter = Double(value)
         case "content-range":
             // "bytes 100-999/1000" or "bytes 100-999/*"
             if let slash = value.lastIndex(of: "/"), let total = Int(value[value.index(after: slash)...]) {

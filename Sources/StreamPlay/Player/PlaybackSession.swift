@@ -30,6 +30,7 @@ final class PlaybackSession: @unchecked Sendable {
 
     let location: MediaLocation
     let length: Double?
+    let urlRefresher: (@Sendable (String) async throws -> String)?
     private let configuration: PlayerConfiguration
     private let sink: any AudioSink
     private let report: @Sendable (Report) -> Void
@@ -53,7 +54,9 @@ final class PlaybackSession: @unchecked Sendable {
     private static let sniffLimit = 256 * 1024
 
     init(location: MediaLocation, startTime: Double, length: Double?, sink: any AudioSink,
-         configuration: PlayerConfiguration, report: @escaping @Sendable (Report) -> Void) {
+         configuration: PlayerConfiguration, urlRefresher: (@Sendable (String) async throws -> String)?,
+         report: @escaping @Sendable (Report) -> Void) {
+        self.urlRefresher = urlRefresher
         self.location = location
         self.startTime = max(startTime, 0)
         self.length = length
@@ -65,7 +68,8 @@ final class PlaybackSession: @unchecked Sendable {
         let control = InputControl { wake.signal() }
         switch location {
         case .remote(let url):
-            input = CurlInputSource(url: url, ring: ring, control: control, configuration: configuration)
+            input = CurlInputSource(url: url, ring: ring, control: control, configuration: configuration,
+                                    urlRefresher: urlRefresher)
         case .file(let path):
             input = FileInputSource(path: path, ring: ring, control: control)
         }

@@ -44,7 +44,13 @@ public final class Player: Sendable {
 
     /// Plays `location` from `startTime` seconds, for `length` seconds or to the end,
     /// replacing whatever played before.
-    public func play(_ location: MediaLocation, startingAt startTime: Double = 0, length: Double? = nil) {
+    ///
+    /// - Parameter urlRefresher: asked for a fresh URL when a resumed request is refused with
+    ///   403 or 410, as a signed stream URL that expired mid-track is; given the expired URL,
+    ///   it returns the one to resume from (a resolver re-resolving the track). Playback goes on
+    ///   at the same byte.
+    public func play(_ location: MediaLocation, startingAt startTime: Double = 0, length: Double? = nil,
+                     urlRefresher: (@Sendable (String) async throws -> String)? = nil) {
         let previous = core.withLock { core -> PlaybackSession? in
             defer { core.session = nil }
             return core.session
@@ -63,7 +69,7 @@ public final class Player: Sendable {
         }
         sink.setVolume(volume)
         let session = PlaybackSession(location: location, startTime: startTime, length: length, sink: sink,
-                                      configuration: configuration) { [weak self] report in
+                                      configuration: configuration, urlRefresher: urlRefresher) { [weak self] report in
             self?.receive(report, from: id)
         }
         core.withLock { $0.session = session }
@@ -123,7 +129,7 @@ public final class Player: Sendable {
     public func seek(to seconds: Double) {
         guard let session = current else { return }
         if !session.seek(to: seconds) {
-            play(session.location, startingAt: seconds, length: session.length)
+            play(session.location, startingAt: seconds, length: session.length, urlRefresher: session.urlRefresher)
         }
     }
 

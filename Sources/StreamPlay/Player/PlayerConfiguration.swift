@@ -16,6 +16,8 @@ public struct PlayerConfiguration: Sendable {
     public var connectTimeout = 10.0
     /// Seconds without a single byte (while the buffer wants more) before a transfer fails.
     public var stallTimeout = 20.0
+    /// How a broken or stalled connection is resumed.
+    public var reconnect = ReconnectPolicy()
     /// Redirects followed at most for one request.
     public var maxRedirects = 10
     /// User-Agent sent with every request.
@@ -34,6 +36,27 @@ public struct PlayerConfiguration: Sendable {
     public init(output: AudioOutput) {
         self.output = output
     }
+}
+
+/// How the input resumes after a dropped or stalled connection.
+///
+/// A transfer that breaks after delivering audio is resumed with a Range request from the first
+/// byte not yet received, into the same buffer, so the decoder sees one unbroken stream. Each
+/// attempt waits longer (`initialDelay`, doubling, at most `maximumDelay`); the count starts
+/// again whenever bytes arrive. A first connection that fails is not retried: its error is
+/// reported at once.
+public struct ReconnectPolicy: Sendable {
+    /// Consecutive attempts without a byte received before the play fails.
+    public var maxAttempts = 5
+    /// Seconds before the first attempt.
+    public var initialDelay = 0.1
+    /// Longest wait between attempts, in seconds.
+    public var maximumDelay = 3.0
+    /// Longest Retry-After (HTTP 503) honoured, in seconds; longer ones fail at once.
+    public var maximumRetryAfter = 10.0
+
+    /// Creates the default policy.
+    public init() {}
 }
 
 /// The version of the StreamPlay library.
