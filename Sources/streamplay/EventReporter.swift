@@ -39,6 +39,10 @@ final class EventReporter: Sendable {
                 print("\(playerState.name)")
             } else if case .formatKnown(let format) = event {
                 print("format: \(format)")
+            } else if case .metadata(let metadata) = event, let title = metadata.title {
+                print("title: \(title)")
+            } else if case .seekRefused(let error) = event {
+                print("\(error)")
             }
         case .terminal:
             if case .stateChanged = event { tick(player: player) }
@@ -60,7 +64,11 @@ final class EventReporter: Sendable {
             let position = player.position.map(TimeValue.format) ?? "--:--"
             let duration = player.duration.map(TimeValue.format) ?? "--:--"
             let fill = Int((player.bufferedFraction * 100).rounded())
-            let line = "\(player.state.name.padding(toLength: 10, withPad: " ", startingAt: 0)) \(position) / \(duration)  buffer \(fill)%"
+            var line = "\(player.state.name.padding(toLength: 10, withPad: " ", startingAt: 0)) \(position) / \(duration)  buffer \(fill)%"
+            if let title = player.metadata?.title, !title.isEmpty {
+                // Titles come from the network: keep control characters off the terminal.
+                line += "  " + String(title.unicodeScalars.filter { $0.value >= 0x20 && $0.value != 0x7F }.prefix(60).map(Character.init))
+            }
             state.withLock { $0.lineOpen = true }
             FileHandle.standardOutput.write(Data("\r\u{1B}[2K\(line)".utf8))
         case .plain, .quiet:
@@ -97,6 +105,13 @@ final class EventReporter: Sendable {
             return ["event": "buffering", "progress": round3(fraction)]
         case .seeked(let seconds):
             return ["event": "seeked", "position": round3(seconds)]
+        case .seekRefused(let error):
+            return ["event": "seekRefused", "error": error.description]
+        case .metadata(let metadata):
+            var object: [String: Any] = ["event": "metadata"]
+            if let title = metadata.title { object["title"] = title }
+            if let url = metadata.url { object["url"] = url }
+            return object
         }
     }
 

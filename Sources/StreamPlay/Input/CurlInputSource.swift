@@ -15,6 +15,7 @@ final class CurlInputSource: InputSource, @unchecked Sendable {
     /// The URL requests go to: `url`, or a fresh one from the refresher after an expiry.
     private var currentURL: String
     private let urlRefresher: (@Sendable (String) async throws -> String)?
+    private let onMetadata: @Sendable (StreamMetadata) -> Void
     private let ring: ByteRing
     private let configuration: PlayerConfiguration
     private let multi: UnsafeMutableRawPointer
@@ -24,8 +25,10 @@ final class CurlInputSource: InputSource, @unchecked Sendable {
     private static let globalInit: Bool = curl_global_init(Int(CURL_GLOBAL_DEFAULT)) == CURLE_OK
 
     init(url: String, ring: ByteRing, control: InputControl, configuration: PlayerConfiguration,
-         urlRefresher: (@Sendable (String) async throws -> String)? = nil) {
+         urlRefresher: (@Sendable (String) async throws -> String)? = nil,
+         onMetadata: @escaping @Sendable (StreamMetadata) -> Void = { _ in }) {
         _ = Self.globalInit
+        self.onMetadata = onMetadata
         self.url = url
         self.currentURL = url
         self.urlRefresher = urlRefresher
@@ -61,6 +64,8 @@ final class CurlInputSource: InputSource, @unchecked Sendable {
         var offset: Int
         var generation: Int
         var notBefore: ContinuousClock.Instant
+        /// `false` when reconnecting to a live stream, which has no byte positions to resume at.
+        var requestRange = true
     }
 
     /// Why a transfer ended, as far as recovery is concerned.
@@ -98,7 +103,8 @@ final class CurlInputSource: InputSource, @unchecked Sendable {
             if let request = planned, request.notBefore <= .now {
                 planned = nil
                 guard let next = CurlTransfer(url: currentURL, offset: request.offset, generation: request.generation,
-                                              ring: ring, configuration: configuration) else {
+                                              ring: ring, configuration: configuration,
+                                              requestRange: request.requestRange) else {
                     control.finish(generation: request.generation,
                                    with: .failed(.transferFailed(url: redactedURL, reason: "curl_easy_init failed")))
                     continue
@@ -107,6 +113,7 @@ final class CurlInputSource: InputSource, @unchecked Sendable {
                     transfer.infoPublished = true
                     control.publish(info: transfer.info)
                 }
+                next.onMetadata = onMetadata
                 curl_multi_add_handle(multi, next.handle)
                 transfer = next
                 lastProgress = .now
@@ -189,7 +196,8 @@ final class CurlInputSource: InputSource, @unchecked Sendable {
                 "url": "\(redactedURL)", "offset": "\(resumeAt)", "attempt": "\(attempts)", "cause": "\(error)",
             ])
             return PlannedRequest(offset: resumeAt, generation: transfer.generation,
-                                  notBefore: .now + .milliseconds(Int(delay * 1000)))
+                                  notBefore: .now + .milliseconds(Int(delay * 1000)),
+                                  requestRange: !transfer.info.isEndless)
         case .retryAfter(let seconds, _):
             // Once: a server that keeps answering 503 is down, and the listener should know.
             guard attempts == 0, seconds <= policy.maximumRetryAfter else { return nil }

@@ -11,6 +11,8 @@ final class CurlTransfer {
     let offset: Int
     let generation: Int
     let ring: ByteRing
+    /// Whether a Range was asked for (`false` when resuming a live stream).
+    let requestsRange: Bool
     private var headerList: UnsafeMutablePointer<curl_slist>?
 
     /// Bytes of the current response block's headers we care about.
@@ -30,11 +32,23 @@ final class CurlTransfer {
     var infoPublished = false
     var onFirstBody: ((CurlTransfer) -> Void)?
 
-    init?(url: String, offset: Int, generation: Int, ring: ByteRing, configuration: PlayerConfiguration) {
+    /// ICY metadata found in the stream, handed over on the input thread.
+    var onMetadata: ((StreamMetadata) -> Void)?
+    /// Interval of in-band metadata (`icy-metaint`), when the server sends it.
+    private(set) var metadataInterval: Int?
+    private var demuxer: ICYDemuxer?
+    /// Audio separated from metadata, before it goes to the ring.
+    private var scratch: UnsafeMutableRawBufferPointer?
+
+    /// - Parameter requestRange: `false` to resume a live stream: no Range header, and the
+    ///   bytes that arrive simply continue the stream.
+    init?(url: String, offset: Int, generation: Int, ring: ByteRing, configuration: PlayerConfiguration,
+          requestRange: Bool = true) {
         guard let handle = curl_easy_init() else { return nil }
         self.handle = handle
         self.offset = offset
         self.generation = generation
+        self.requestsRange = requestRange
         self.ring = ring
 
         sp_curl_setopt_pointer(handle, CURLOPT_URL, url)
@@ -54,11 +68,13 @@ final class CurlTransfer {
         sp_curl_setopt_pointer(handle, CURLOPT_USERAGENT, configuration.userAgent)
         sp_curl_setopt_long(handle, CURLOPT_CONNECTTIMEOUT_MS, Int(configuration.connectTimeout * 1000))
         sp_curl_setopt_long(handle, CURLOPT_TCP_KEEPALIVE, 1)
-        if offset > 0 {
+        if offset > 0 && requestRange {
             // CURLOPT_RANGE rather than RESUME_FROM: a server that ignores ranges answers 200
             // with the whole body, which we skip through instead of failing.
             sp_curl_setopt_pointer(handle, CURLOPT_RANGE, "\(offset)-")
         }
+        // Radio servers send song titles in-band only when asked.
+        headerList = curl_slist_append(headerList, "Icy-MetaData: 1")
         for (name, value) in configuration.requestHeaders.sorted(by: { $0.key < $1.key }) {
             headerList = curl_slist_append(headerList, "\(name): \(value)")
         }
@@ -83,6 +99,7 @@ final class CurlTransfer {
     deinit {
         curl_easy_cleanup(handle)
         curl_slist_free_all(headerList)
+        scratch?.deallocate()
     }
 
     /// Content-Type of the final response.
@@ -116,7 +133,8 @@ final class CurlTransfer {
             // A 200 answer carries the whole resource; a 206 without a total only the rest.
             total = statusCode == 206 ? offset + length : length
         }
-        return InputInfo(contentType: contentType, totalLength: total, supportsRanges: acceptsRanges || statusCode == 206)
+        return InputInfo(contentType: contentType, totalLength: total, supportsRanges: acceptsRanges || statusCode == 206,
+                         metadataInterval: metadataInterval)
     }
 
     /// Resumes a transfer paused for lack of ring space, if there is room now.
@@ -132,7 +150,11 @@ final class CurlTransfer {
         if !sawBody {
             sawBody = true
             statusCode = responseCode
-            if offset > 0 && statusCode == 200 {
+            if let metadataInterval, metadataInterval > 0 {
+                demuxer = ICYDemuxer(interval: metadataInterval)
+                scratch = .allocate(byteCount: 64 * 1024, alignment: 16)
+            }
+            if offset > 0 && statusCode == 200 && requestsRange {
                 // The server ignored the Range header: skip up to where we asked to start.
                 prefixToSkip = offset
             }
@@ -145,6 +167,9 @@ final class CurlTransfer {
             body = UnsafeRawBufferPointer(rebasing: body[skipped...])
             if body.isEmpty { return bytes.count }
         }
+        if demuxer != nil {
+            return receiveICY(body, whole: bytes.count)
+        }
         guard ring.write(body) else {
             pausedChunk = body.count
             // curl hands the same bytes again once resumed, skipped prefix included.
@@ -155,6 +180,27 @@ final class CurlTransfer {
         return bytes.count
     }
 
+    /// Strips ICY metadata out of `body`. The demuxer's state only advances when the audio fits
+    /// in the ring: after a pause curl hands the same bytes again.
+    private func receiveICY(_ body: UnsafeRawBufferPointer, whole: Int) -> Int {
+        guard var next = demuxer, let scratch else { return whole }
+        if scratch.count < body.count {
+            self.scratch?.deallocate()
+            self.scratch = .allocate(byteCount: body.count, alignment: 16)
+            return receiveICY(body, whole: whole)
+        }
+        var found: [StreamMetadata] = []
+        let audio = next.process(body, audio: scratch) { found.append($0) }
+        guard ring.write(UnsafeRawBufferPointer(rebasing: scratch[..<audio])) else {
+            pausedChunk = audio
+            return sp_curl_writefunc_pause
+        }
+        demuxer = next
+        delivered += audio
+        for metadata in found { onMetadata?(metadata) }
+        return whole
+    }
+
     private func receiveHeader(_ bytes: UnsafeRawBufferPointer) {
         guard let line = String(bytes: bytes, encoding: .isoLatin1)?.trimmingCharacters(in: .whitespacesAndNewlines) else { return }
         if line.hasPrefix("HTTP/") {
@@ -162,6 +208,7 @@ final class CurlTransfer {
             acceptsRanges = false
             contentRangeTotal = nil
             retryAfter = nil
+            metadataInterval = nil
             statusCode = Int(line.split(separator: " ").dropFirst().first ?? "") ?? 0
             return
         }
@@ -171,6 +218,8 @@ final class CurlTransfer {
         switch name {
         case "accept-ranges":
             acceptsRanges = value.lowercased().contains("bytes")
+        case "icy-metaint":
+            metadataInterval = Int(value)
         case "retry-after":
             retryAfter = Double(value)
         case "content-range":

@@ -15,6 +15,8 @@ final class PlaybackSession: @unchecked Sendable {
         case duration(Double)
         case bufferingProgress(Double)
         case seeked(Double)
+        case metadata(StreamMetadata)
+        case seekRefused(PlayerError)
     }
 
     /// Commands from control threads, taken by the decoder thread.
@@ -69,7 +71,7 @@ final class PlaybackSession: @unchecked Sendable {
         switch location {
         case .remote(let url):
             input = CurlInputSource(url: url, ring: ring, control: control, configuration: configuration,
-                                    urlRefresher: urlRefresher)
+                                    urlRefresher: urlRefresher) { metadata in report(.metadata(metadata)) }
         case .file(let path):
             input = FileInputSource(path: path, ring: ring, control: control)
         }
@@ -447,6 +449,10 @@ final class PlaybackSession: @unchecked Sendable {
         state.pendingSeek = nil
         defer {
             commands.withLock { if $0.seekTarget == nil { $0.shownSeekTarget = nil } }
+        }
+        if input.control.info?.isEndless == true {
+            report(.seekRefused(.seekNotSupported(reason: "\(location) is a live stream")))
+            return
         }
         var frame = format.frames(forSeconds: target)
         if let total = decoder.totalFrames { frame = min(frame, max(total - 1, 0)) }

@@ -21,6 +21,7 @@ public final class Player: Sendable {
         var state: PlayerState = .idle
         var format: AudioFormat?
         var duration: Double?
+        var metadata: StreamMetadata?
         var volume = 1.0
         var sink: (any AudioSink)?
     }
@@ -65,6 +66,7 @@ public final class Player: Sendable {
             core.sessionID += 1
             core.format = nil
             core.duration = nil
+            core.metadata = nil
             return (sink, core.sessionID)
         }
         sink.setVolume(volume)
@@ -145,6 +147,9 @@ public final class Player: Sendable {
     /// The track's length in seconds, when known.
     public var duration: Double? { core.withLock { $0.duration } }
 
+    /// What an internet radio stream last announced (ICY title and URL), if anything.
+    public var metadata: StreamMetadata? { core.withLock { $0.metadata } }
+
     /// The PCM format of the track, once decoding began.
     public var format: AudioFormat? { core.withLock { $0.format } }
 
@@ -212,6 +217,15 @@ public final class Player: Sendable {
             if core.withLock({ $0.sessionID == id }) { hub.send(.bufferingProgress(fraction)) }
         case .seeked(let seconds):
             if core.withLock({ $0.sessionID == id }) { hub.send(.seeked(to: seconds)) }
+        case .seekRefused(let error):
+            if core.withLock({ $0.sessionID == id }) { hub.send(.seekRefused(error)) }
+        case .metadata(let metadata):
+            guard core.withLock({ core in
+                guard core.sessionID == id else { return false }
+                core.metadata = metadata
+                return true
+            }) else { return }
+            hub.send(.metadata(metadata))
         }
     }
 

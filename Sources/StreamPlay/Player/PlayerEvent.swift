@@ -10,4 +10,8 @@ public enum PlayerEvent: Sendable, Equatable {
     case bufferingProgress(Double)
     /// A seek was carried out; audio continues from this position in seconds.
     case seeked(to: Double)
+    /// A seek could not be carried out (a live stream); playback goes on where it was.
+    case seekRefused(PlayerError)
+    /// An internet radio stream announced what it plays now.
+    case metadata(StreamMetadata)
 }

@@ -1,0 +1,42 @@
+/// What an internet radio stream says about what it plays now (ICY `StreamTitle`, `StreamUrl`).
+public struct StreamMetadata: Sendable, Equatable {
+    /// Usually "Artist - Title".
+    public var title: String?
+    /// A link the station gives with the title, if any.
+    public var url: String?
+
+    /// Creates metadata.
+    public init(title: String?, url: String? = nil) {
+        self.title = title
+        self.url = url
+    }
+
+    /// Parses a metadata block such as `StreamTitle='A - B';StreamUrl='http://…';` (NUL padded).
+    /// Returns `nil` when the block names neither.
+    init?(icyBlock bytes: [UInt8]) {
+        let trimmed = bytes.prefix { $0 != 0 }
+        // Stations send UTF-8 or Latin-1; a byte sequence that is not UTF-8 is read as Latin-1.
+        let text = String(validating: trimmed, as: UTF8.self) ?? String(trimmed.map { Character(Unicode.Scalar($0)) })
+        title = Self.field("StreamTitle", in: text)
+        url = Self.field("StreamUrl", in: text)
+        if title == nil && url == nil { return nil }
+    }
+
+    /// The value of `name='…';`. A title may itself hold quotes and semicolons, so the value
+    /// ends at the first `';` that starts another field or ends the block.
+    private static func field(_ name: String, in text: String) -> String? {
+        guard let start = text.range(of: "\(name)='") else { return nil }
+        let rest = text[start.upperBound...]
+        var searchFrom = rest.startIndex
+        while let end = rest[searchFrom...].range(of: "';") {
+            let after = rest[end.upperBound...]
+            if after.isEmpty || after.hasPrefix("Stream") || after.allSatisfy({ $0 == "\0" || $0.isWhitespace }) {
+                return String(rest[..<end.lowerBound])
+            }
+            searchFrom = end.upperBound
+        }
+        // No terminator: take the rest, without a trailing quote.
+        let value = rest.hasSuffix("'") ? rest.dropLast() : rest
+        return String(value)
+    }
+}
