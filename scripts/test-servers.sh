@@ -15,13 +15,20 @@
 #   STREAMPLAY_TEST_MEDIA       directory nginx serves (MEDIA_DIR, default DIR/media)
 #   STREAMPLAY_TEST_BLACKHOLE   http://127.0.0.1:PORT   accepts connections, never answers
 #   STREAMPLAY_TEST_REFUSED     http://127.0.0.1:PORT   nothing listens (connection refused)
+#   STREAMPLAY_TEST_FAULTS      http://127.0.0.1:PORT   fault-injecting server
+#                               (scripts/fault-server.py; see its paths below)
+#   STREAMPLAY_TEST_FAULTS_LOG  DIR/faults.log          its request log: one JSON object a
+#                               line, {"path","query","range","status","sent","cut","ua",
+#                               "method","time","client_closed"}; cut is "close", "reset",
+#                               "stall" or null; sent counts body bytes written
 #   PULSE_SERVER                unix:DIR/pulse/native   private PulseAudio daemon
 #   STREAMPLAY_TEST_PULSE_SINK  streamplay_test         its null sink (44100 Hz, 2 ch, s16le,
 #                               the default sink); record it from streamplay_test.monitor
 #   PULSE_COOKIE                DIR/pulse/cookie        keeps clients from writing
 #                               ~/.config/pulse/cookie (the daemon needs no cookie)
-# With --http-only only nginx over plain HTTP is started (for the demo): env.sh then has
-# STREAMPLAY_TEST_HTTP, STREAMPLAY_TEST_ACCESS_LOG and STREAMPLAY_TEST_MEDIA.
+# With --http-only only nginx over plain HTTP and the fault server are started (for the demo):
+# env.sh then has STREAMPLAY_TEST_HTTP, STREAMPLAY_TEST_ACCESS_LOG, STREAMPLAY_TEST_MEDIA,
+# STREAMPLAY_TEST_FAULTS and STREAMPLAY_TEST_FAULTS_LOG.
 # With --owner-pid PID a watchdog stops everything once PID has gone (a killed test run leaves
 # nothing behind).
 #
@@ -35,6 +42,33 @@
 #   /redirect/NAME       302 -> /NAME;  /redirect2/NAME: 302 -> /redirect/NAME (two hops)
 #   /loop                302 -> /loop, forever
 #
+# Fault server paths (NAME: a file of the media directory; N, SECONDS, CODE, RATE: integers,
+# but the SECONDS of stall-after may have a fraction).
+# "First request" is per key = path + "?" + query: the query is not used to find the file, so
+# give each test its own query (e.g. ?t=UUID) for a fresh first request. "Cut" = the response
+# ends early after Content-Length announced the full (range) size. Single Ranges (bytes=A-,
+# A-B, -N) get 206 + Content-Range, A >= size gets 416 + "Content-Range: bytes */SIZE".
+#   /plain/NAME              the file, Accept-Ranges: bytes, Range honoured; HEAD supported
+#   /drop-after/N/NAME       first request cut after N body bytes by a clean close (FIN);
+#                            later requests as plain
+#   /reset-after/N/NAME      same, the cut is a TCP reset (RST, once the N bytes are acked)
+#   /drop-every/N/NAME       every response cut (clean close) after N of its body bytes
+#   /stall-after/N/SECONDS/NAME  first request: N bytes, silence for SECONDS, clean close
+#   /expire-after/N/NAME     first request cut after N bytes; later requests 403
+#   /gone-after/N/NAME       first request cut after N bytes; later requests 410
+#   /range-ignored/NAME      always 200 + whole body, no Accept-Ranges; first request cut
+#                            after 60000 bytes
+#   /retry-after/SECONDS/NAME    first request 503 + "Retry-After: SECONDS"; later as plain
+#   /lie-short/NAME          no Range: Content-Length = size, only size*7/10 bytes sent, then
+#                            a clean close (every time); with a Range: as plain
+#   /lie-long/NAME           no Range: Content-Length = size + size/5, whole file, clean
+#                            close; a Range from >= size: 416 "bytes */SIZE"; others as plain
+#   /throttle/RATE/NAME      as plain at RATE bytes/s (chunks of up to 4 KiB)
+#   /status/CODE             that status (200..599), small text body
+#   /mid-garbage/NAME        the file with 8 KiB of fixed-seed random bytes inserted at
+#                            size*40/100 (Content-Length and Ranges include them)
+#   anything else: 404. HEAD on other than /plain/ and /status/: 405.
+#
 # Every wait is bounded. On a failed start the logs of what failed are printed, whatever was
 # started is stopped, and the exit status is non-zero. stop is safe to call more than once.
 set -euo pipefail
@@ -42,7 +76,9 @@ set -euo pipefail
 SINK=streamplay_test
 START_TIMEOUT=10         # seconds to wait for each server to come up
 BLACKHOLE_LIFETIME=3600  # seconds; the black hole exits by itself after this
+FAULTS_LIFETIME=3600     # seconds; the fault server exits by itself after this
 SELF=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/$(basename "${BASH_SOURCE[0]}")
+FAULT_SERVER=$(dirname "$SELF")/fault-server.py
 
 usage() {
   echo "usage: $0 start DIR [--http-only] [--owner-pid PID] | $0 stop DIR" >&2
@@ -138,7 +174,7 @@ do_stop() { # DIR
   if [[ -f $dir/watchdog.pid && $(<"$dir/watchdog.pid") != "${BASHPID}" ]]; then
     stop_pidfile "$dir" watchdog
   fi
-  for name in nginx pulse blackhole; do
+  for name in nginx pulse blackhole faults; do
     stop_pidfile "$dir" "$name"
   done
   rm -f "$dir/watchdog.pid" "$dir/env.sh"
@@ -412,6 +448,35 @@ while (left := deadline - time.monotonic()) > 0:
   return 1
 }
 
+start_faults() { # DIR MEDIA -> prints the port
+  local dir=$1 media=$2 pid i port
+  rm -f "$dir/faults.port"
+  : >"$dir/faults.log"
+  # Binds its own port and tells it through a file, like the black hole; DIR is on its command
+  # line (port file, log) so that stop can recognise it.
+  setsid python3 "$FAULT_SERVER" --media "$media" --port-file "$dir/faults.port" \
+    --log "$dir/faults.log" --lifetime "$FAULTS_LIFETIME" \
+    </dev/null >"$dir/fault-server.log" 2>&1 &
+  pid=$!
+  echo "$pid" >"$dir/faults.pid"
+  for ((i = 0; i < START_TIMEOUT * 10; i++)); do
+    if [[ -s $dir/faults.port ]]; then
+      port=$(<"$dir/faults.port")
+      if [[ $port =~ ^[0-9]+$ ]] && port_open "$port"; then
+        echo "$port"
+        return 0
+      fi
+    fi
+    if ! alive "$pid"; then
+      break
+    fi
+    sleep 0.1
+  done
+  log "fault server did not start"
+  show_log "$dir/fault-server.log"
+  return 1
+}
+
 start_watchdog() { # DIR OWNER_PID
   local dir=$1 owner=$2
   # Polls the owner; once it has gone (even killed with SIGKILL), stops the servers.
@@ -432,7 +497,7 @@ on_start_exit() {
 }
 
 do_start() { # DIR [--http-only] [--owner-pid PID]
-  local dir=$1 http_only=0 owner="" media http_port https_port refused_port bh_port
+  local dir=$1 http_only=0 owner="" media http_port https_port refused_port bh_port faults_port
   shift
   while [[ $# -gt 0 ]]; do
     case $1 in
@@ -450,6 +515,7 @@ do_start() { # DIR [--http-only] [--owner-pid PID]
   for tool in nginx python3; do
     command -v "$tool" >/dev/null || { log "$tool not found (run scripts/install-deps.sh)"; exit 1; }
   done
+  [[ -f $FAULT_SERVER ]] || { log "$FAULT_SERVER is missing"; exit 1; }
   if [[ $http_only -eq 0 ]]; then
     for tool in pulseaudio pactl openssl; do
       command -v "$tool" >/dev/null || { log "$tool not found (run scripts/install-deps.sh)"; exit 1; }
@@ -487,6 +553,7 @@ do_start() { # DIR [--http-only] [--owner-pid PID]
     start_pulse "$dir"
     bh_port=$(start_blackhole "$dir")
   fi
+  faults_port=$(start_faults "$dir" "$media")
 
   [[ -n $owner ]] && start_watchdog "$dir" "$owner"
 
@@ -496,6 +563,8 @@ do_start() { # DIR [--http-only] [--owner-pid PID]
     printf 'export STREAMPLAY_TEST_HTTP=%q\n' "http://127.0.0.1:$http_port"
     printf 'export STREAMPLAY_TEST_ACCESS_LOG=%q\n' "$dir/access.log"
     printf 'export STREAMPLAY_TEST_MEDIA=%q\n' "$media"
+    printf 'export STREAMPLAY_TEST_FAULTS=%q\n' "http://127.0.0.1:$faults_port"
+    printf 'export STREAMPLAY_TEST_FAULTS_LOG=%q\n' "$dir/faults.log"
     if [[ $http_only -eq 0 ]]; then
       printf 'export STREAMPLAY_TEST_HTTPS=%q\n' "https://127.0.0.1:$https_port"
       printf 'export STREAMPLAY_TEST_CA=%q\n' "$dir/tls/cert.pem"
@@ -508,7 +577,7 @@ do_start() { # DIR [--http-only] [--owner-pid PID]
     fi
   } >"$dir/env.sh.tmp"
   mv -f "$dir/env.sh.tmp" "$dir/env.sh"
-  log "started in $dir (HTTP port $http_port)"
+  log "started in $dir (HTTP port $http_port, fault server port $faults_port)"
 }
 
 [[ $# -ge 2 ]] || usage

@@ -32,6 +32,15 @@ protocol AudioDecoder: AnyObject {
     func setInputLength(_ bytes: Int)
     /// Prepares to produce audio from `frame` on.
     /// - Returns: the frame audio will really start at, and the byte offset input must be fed
-    ///   from next.
-    func seek(toFrame frame: Int) throws(PlayerError) -> (frame: Int, inputOffset: Int)
+    ///   from next; or `nil` when the decoder had to start over (the frame lies before a damaged
+    ///   stretch it restarted after): feed it from byte 0 and seek again once the format is known.
+    func seek(toFrame frame: Int) throws(PlayerError) -> (frame: Int, inputOffset: Int)?
+    /// The input byte offset the decoder has reached, counted from the start of the resource.
+    var inputPosition: Int { get }
+    /// Drops the state of a stream that turned out damaged, so that decoding resumes at the
+    /// next good frame of the bytes fed from now on.
+    /// - Parameters:
+    ///   - byteOffset: where in the resource the next bytes fed come from.
+    ///   - frame: the frame of the track the next audio stands for.
+    func restartAfterDamage(resumingAt byteOffset: Int, frame: Int) throws(PlayerError)
 }

@@ -15,6 +15,10 @@ final class MPG123Decoder: AudioDecoder {
     private(set) var format: AudioFormat?
     private var inputLength: Int?
     private var seekIndexInstalled = false
+    /// Where this handle's stream began: after a restart past damage, mpg123 counts bytes and
+    /// frames from there, and these turn its counts back into the track's.
+    private var byteOrigin = 0
+    private var frameOrigin = 0
     /// Frames between two entries of the seek index made for constant-bitrate streams.
     private static let seekIndexStep = 8
 
@@ -28,7 +32,10 @@ final class MPG123Decoder: AudioDecoder {
             throw .decodingFailed(reason: "mpg123_new: \(Self.describe(error))")
         }
         self.handle = handle
+        // NO_FRANKENSTEIN: a header that changes rate, channels or layer mid-stream is taken for junk
+        // (a false sync in garbage), not for a new stream, so decoding resyncs past it.
         let flags = MPG123_GAPLESS.rawValue | MPG123_FUZZY.rawValue | MPG123_SEEKBUFFER.rawValue | MPG123_QUIET.rawValue
+            | MPG123_NO_FRANKENSTEIN.rawValue
         mpg123_param2(handle, Int32(MPG123_ADD_FLAGS.rawValue), Int(flags), 0)
         // Junk before the first frame and between frames is searched through, up to a limit,
         // so that a non-MPEG input fails instead of being scanned to the end.
@@ -59,13 +66,17 @@ final class MPG123Decoder: AudioDecoder {
 
     var totalFrames: Int? {
         let length = mpg123_length(handle)
-        return length > 0 ? Int(length) : nil
+        return length > 0 ? frameOrigin + Int(length) : nil
+    }
+
+    var inputPosition: Int {
+        byteOrigin + max(Int(mpg123_tell_stream(handle)), 0)
     }
 
     func setInputLength(_ bytes: Int) {
         guard bytes != inputLength else { return }
         inputLength = bytes
-        mpg123_set_filesize(handle, off_t(bytes))
+        mpg123_set_filesize(handle, off_t(bytes - byteOrigin))
     }
 
     func feed(_ bytes: UnsafeRawBufferPointer) throws(PlayerError) {
@@ -76,7 +87,7 @@ final class MPG123Decoder: AudioDecoder {
     }
 
     func decode(into buffer: UnsafeMutableRawBufferPointer) throws(PlayerError) -> DecodeStep {
-        let firstFrame = Int(mpg123_tell(handle))
+        let firstFrame = frameOrigin + Int(mpg123_tell(handle))
         var done = 0
         let result = mpg123_read(handle, buffer.baseAddress, buffer.count, &done)
         if done > 0 {
@@ -99,14 +110,21 @@ final class MPG123Decoder: AudioDecoder {
         }
     }
 
-    func seek(toFrame frame: Int) throws(PlayerError) -> (frame: Int, inputOffset: Int) {
+    func seek(toFrame frame: Int) throws(PlayerError) -> (frame: Int, inputOffset: Int)? {
+        guard frame >= frameOrigin else {
+            // Before the damaged stretch this handle restarted after: start over.
+            try reopen(byteOrigin: 0, frameOrigin: 0)
+            format = nil
+            seekIndexInstalled = false
+            return nil
+        }
         installConstantBitrateIndex()
         var inputOffset: off_t = 0
-        let landed = mpg123_feedseek(handle, off_t(frame), SEEK_SET, &inputOffset)
+        let landed = mpg123_feedseek(handle, off_t(frame - frameOrigin), SEEK_SET, &inputOffset)
         guard landed >= 0 else {
             throw .decodingFailed(reason: "seek to frame \(frame): \(lastError)")
         }
-        return (Int(landed), Int(inputOffset))
+        return (frameOrigin + Int(landed), byteOrigin + Int(inputOffset))
     }
 
     /// Gives mpg123 a frame index for the whole of a constant-bitrate stream.
@@ -118,7 +136,7 @@ final class MPG123Decoder: AudioDecoder {
     /// exact: mpg123 starts at an indexed frame, decodes the frames in between for the bit
     /// reservoir, and drops samples up to the target.
     private func installConstantBitrateIndex() {
-        guard !seekIndexInstalled, let inputLength else { return }
+        guard !seekIndexInstalled, byteOrigin == 0, let inputLength else { return }
         var info = mpg123_frameinfo2()
         guard mpg123_info2(handle, &info) == MPG123_OK.rawValue, info.vbr == Int32(MPG123_CBR.rawValue),
               info.bitrate > 0, info.rate > 0 else { return }
@@ -142,6 +160,20 @@ final class MPG123Decoder: AudioDecoder {
             index.append(off_t(estimate) - 2)
         }
         seekIndexInstalled = mpg123_set_index(handle, &index, off_t(step), index.count) == MPG123_OK.rawValue
+    }
+
+    func restartAfterDamage(resumingAt byteOffset: Int, frame: Int) throws(PlayerError) {
+        try reopen(byteOrigin: byteOffset, frameOrigin: frame)
+    }
+
+    private func reopen(byteOrigin: Int, frameOrigin: Int) throws(PlayerError) {
+        mpg123_close(handle)
+        guard mpg123_open_feed(handle) == MPG123_OK.rawValue else {
+            throw .decodingFailed(reason: "mpg123_open_feed: \(lastError)")
+        }
+        self.byteOrigin = byteOrigin
+        self.frameOrigin = frameOrigin
+        if let inputLength { mpg123_set_filesize(handle, off_t(inputLength - byteOrigin)) }
     }
 
     private var lastError: String {

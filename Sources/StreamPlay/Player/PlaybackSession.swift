@@ -214,7 +214,7 @@ final class PlaybackSession: @unchecked Sendable {
                 continue
             }
 
-            switch try decode(decoder, into: pcm, state: state) {
+            switch try decode(decoder, into: pcm, state: &state) {
             case .formatChanged:
                 guard let format = decoder.format else { continue }
                 try sink.open(format: format)
@@ -294,17 +294,49 @@ final class PlaybackSession: @unchecked Sendable {
         var durationReported = false
         var draining = false
         var failure: PlayerError?
+        var recoveries = 0
     }
 
+    /// Damaged stretches survived in one track before the play fails.
+    private static let recoveryLimit = 16
+
     private func decode(_ decoder: any AudioDecoder, into pcm: UnsafeMutableRawBufferPointer,
-                        state: DecodeState) throws(PlayerError) -> DecodeStep {
+                        state: inout DecodeState) throws(PlayerError) -> DecodeStep {
+        let step: DecodeStep
         do {
-            return try decoder.decode(into: pcm)
+            step = try decoder.decode(into: pcm)
         } catch {
             if decoder.format == nil {
                 throw .notAudio(url: location.description, reason: "\(error)")
             }
-            throw error
+            // Garbage mid-stream: decoding goes on after it, as a listener expects.
+            guard state.recoveries < Self.recoveryLimit else { throw error }
+            logger.debug("decoder resync after damage", metadata: ["error": "\(error)"])
+            try recover(decoder, state: &state)
+            return .needMore
+        }
+        // The decoder declares an end while input goes on: what follows was taken for another
+        // stream (a false header in garbage). Decode on from the next good frame.
+        if step == .finished, input.control.outcome(of: state.generation) == nil || ring.available(generation: state.generation) > 0,
+           state.recoveries < Self.recoveryLimit {
+            try recover(decoder, state: &state)
+            return .needMore
+        }
+        return step
+    }
+
+    /// Restarts the decoder after a damaged stretch. Where the input can restart at a byte, it
+    /// does so just past where the decoder stopped, so that no good frame the decoder had
+    /// buffered is lost; otherwise decoding goes on with the bytes still to come.
+    private func recover(_ decoder: any AudioDecoder, state: inout DecodeState) throws(PlayerError) {
+        state.recoveries += 1
+        let frame = baseFrame.load(ordering: .relaxed) + framesWritten.load(ordering: .relaxed)
+        if input.control.info?.supportsRanges == true {
+            let resumeAt = decoder.inputPosition + 1
+            restartInput(at: resumeAt, state: &state)
+            try decoder.restartAfterDamage(resumingAt: resumeAt, frame: frame)
+        } else {
+            try decoder.restartAfterDamage(resumingAt: state.inputPosition, frame: frame)
         }
     }
 
@@ -372,7 +404,9 @@ final class PlaybackSession: @unchecked Sendable {
         var bytes = pcm
         var reachedEnd = false
         if let endFrame = state.endFrame {
-            let remaining = max(endFrame - firstFrame, 0) * format.bytesPerFrame
+            // Counted from the timeline, not the decoder: after a resync the decoder counts anew.
+            let current = baseFrame.load(ordering: .relaxed) + framesWritten.load(ordering: .relaxed)
+            let remaining = max(endFrame - current, 0) * format.bytesPerFrame
             if remaining <= bytes.count {
                 bytes = UnsafeRawBufferPointer(rebasing: bytes[..<remaining])
                 reachedEnd = true
@@ -456,7 +490,16 @@ final class PlaybackSession: @unchecked Sendable {
         }
         var frame = format.frames(forSeconds: target)
         if let total = decoder.totalFrames { frame = min(frame, max(total - 1, 0)) }
-        let (landed, offset) = try decoder.seek(toFrame: frame)
+        guard let (landed, offset) = try decoder.seek(toFrame: frame) else {
+            // The decoder started over: from the beginning, then this seek again.
+            sink.flush()
+            restartInput(at: 0, state: &state)
+            state.pendingSeek = target
+            state.started = false
+            state.framesBuffered = 0
+            state.rebase = true
+            return
+        }
         sink.flush()
         baseFrame.store(landed, ordering: .releasing)
         framesWritten.store(0, ordering: .releasing)
