@@ -47,6 +47,15 @@ public final class ByteRing: @unchecked Sendable {
         wakeProducer.withLock { $0 = waker }
     }
 
+    /// Empties the ring and forgets its generations, for a new producer.
+    /// Only while no producer runs: the old one has stopped and the new one has not started.
+    func reset() {
+        let head = written.load(ordering: .acquiring)
+        generationStart.store(head, ordering: .releasing)
+        currentGeneration.store(0, ordering: .releasing)
+        consumed.store(head, ordering: .sequentiallyConsistent)
+    }
+
     // MARK: Producer side
 
     /// Free space, as the producer sees it.

@@ -21,13 +21,10 @@ final class CurlInputSource: InputSource, @unchecked Sendable {
     private let multi: UnsafeMutableRawPointer
     private var thread: EngineThread?
 
-    /// libcurl's global state is set up once per process, before any handle exists.
-    private static let globalInit: Bool = curl_global_init(Int(CURL_GLOBAL_DEFAULT)) == CURLE_OK
-
     init(url: String, ring: ByteRing, control: InputControl, configuration: PlayerConfiguration,
          urlRefresher: (@Sendable (String) async throws -> String)? = nil,
          onMetadata: @escaping @Sendable (StreamMetadata) -> Void = { _ in }) {
-        _ = Self.globalInit
+        _ = CurlRequest.globalInit
         self.onMetadata = onMetadata
         self.url = url
         self.currentURL = url
@@ -246,36 +243,7 @@ final class CurlInputSource: InputSource, @unchecked Sendable {
     }
 
     private func error(for code: CURLcode, transfer: CurlTransfer) -> PlayerError {
-        let reason = String(cString: curl_easy_strerror(code))
-        let host = URLComponents(string: url)?.host ?? redactedURL
-        switch code {
-        case CURLE_HTTP_RETURNED_ERROR:
-            return .httpStatus(code: transfer.responseCode, url: redactedURL)
-        case CURLE_COULDNT_RESOLVE_HOST, CURLE_COULDNT_RESOLVE_PROXY:
-            return .hostNotFound(host: host)
-        case CURLE_COULDNT_CONNECT:
-            return .connectionFailed(url: redactedURL, reason: "\(reason) (\(osErrorDescription(transfer)))")
-        case CURLE_OPERATION_TIMEDOUT:
-            return .timedOut(url: redactedURL, seconds: configuration.connectTimeout)
-        case CURLE_PEER_FAILED_VERIFICATION, CURLE_SSL_CONNECT_ERROR, CURLE_SSL_CACERT_BADFILE,
-             CURLE_SSL_CERTPROBLEM, CURLE_SSL_CIPHER, CURLE_SSL_ISSUER_ERROR:
-            return .tlsFailure(url: redactedURL, reason: reason)
-        case CURLE_TOO_MANY_REDIRECTS:
-            return .tooManyRedirects(url: redactedURL)
-        case CURLE_UNSUPPORTED_PROTOCOL:
-            return .unsupportedScheme(URLComponents(string: url)?.scheme ?? redactedURL)
-        case CURLE_PARTIAL_FILE, CURLE_RECV_ERROR, CURLE_GOT_NOTHING, CURLE_SEND_ERROR:
-            return transfer.delivered > 0
-                ? .connectionLost(url: redactedURL, reason: reason)
-                : .connectionFailed(url: redactedURL, reason: reason)
-        default:
-            return .transferFailed(url: redactedURL, reason: reason)
-        }
-    }
-
-    private func osErrorDescription(_ transfer: CurlTransfer) -> String {
-        var osError = 0
-        sp_curl_getinfo_long(transfer.handle, CURLINFO_OS_ERRNO, &osError)
-        return osError == 0 ? "no OS error" : String(cString: strerror(Int32(osError)))
+        CurlRequest.error(for: code, handle: transfer.handle, url: currentURL, received: transfer.delivered,
+                          configuration: configuration)
     }
 }

@@ -51,23 +51,7 @@ final class CurlTransfer {
         self.requestsRange = requestRange
         self.ring = ring
 
-        sp_curl_setopt_pointer(handle, CURLOPT_URL, url)
-        sp_curl_setopt_long(handle, CURLOPT_NOSIGNAL, 1)
-        sp_curl_setopt_long(handle, CURLOPT_FOLLOWLOCATION, 1)
-        sp_curl_setopt_long(handle, CURLOPT_MAXREDIRS, configuration.maxRedirects)
-        sp_curl_setopt_pointer(handle, CURLOPT_PROTOCOLS_STR, "http,https")
-        sp_curl_setopt_pointer(handle, CURLOPT_REDIR_PROTOCOLS_STR, "http,https")
-        sp_curl_setopt_long(handle, CURLOPT_FAILONERROR, 1)
-        sp_curl_setopt_long(handle, CURLOPT_SSL_VERIFYPEER, 1)
-        sp_curl_setopt_long(handle, CURLOPT_SSL_VERIFYHOST, 2)
-        if let caPath = configuration.caCertificatesPath {
-            sp_curl_setopt_pointer(handle, CURLOPT_CAINFO, caPath)
-            // Only that file: Debian's libcurl would also trust its default CA directory.
-            sp_curl_setopt_pointer(handle, CURLOPT_CAPATH, nil)
-        }
-        sp_curl_setopt_pointer(handle, CURLOPT_USERAGENT, configuration.userAgent)
-        sp_curl_setopt_long(handle, CURLOPT_CONNECTTIMEOUT_MS, Int(configuration.connectTimeout * 1000))
-        sp_curl_setopt_long(handle, CURLOPT_TCP_KEEPALIVE, 1)
+        CurlRequest.configure(handle, url: url, configuration: configuration)
         if offset > 0 && requestRange {
             // CURLOPT_RANGE rather than RESUME_FROM: a server that ignores ranges answers 200
             // with the whole body, which we skip through instead of failing.

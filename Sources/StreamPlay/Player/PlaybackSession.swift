@@ -1,3 +1,4 @@
+import Foundation
 import Logging
 import Synchronization
 
@@ -40,7 +41,8 @@ final class PlaybackSession: @unchecked Sendable {
     private let wake = ThreadSignal()
     private let commands = Mutex(Commands())
     private let ring: ByteRing
-    private let input: any InputSource
+    /// Made on the decoder thread once the location is known to be audio (not a playlist).
+    private var input: (any InputSource)!
     private var thread: EngineThread?
     private var logger: Logger { configuration.logger }
 
@@ -67,14 +69,54 @@ final class PlaybackSession: @unchecked Sendable {
         self.report = report
         let wake = self.wake
         ring = ByteRing(capacity: configuration.inputBufferCapacity) { wake.signal() }
+    }
+
+    /// Starts the input for `location`: libcurl for URLs, a file reader for paths.
+    private func makeInput(for location: MediaLocation) -> any InputSource {
+        let wake = self.wake
         let control = InputControl { wake.signal() }
         switch location {
         case .remote(let url):
-            input = CurlInputSource(url: url, ring: ring, control: control, configuration: configuration,
-                                    urlRefresher: urlRefresher) { metadata in report(.metadata(metadata)) }
+            let report = self.report
+            return CurlInputSource(url: url, ring: ring, control: control, configuration: configuration,
+                                   urlRefresher: urlRefresher) { metadata in report(.metadata(metadata)) }
         case .file(let path):
-            input = FileInputSource(path: path, ring: ring, control: control)
+            return FileInputSource(path: path, ring: ring, control: control)
         }
+    }
+
+    /// The audio `location` stands for: itself, or the first entry of a playlist (.m3u, .pls)
+    /// that answers with audio. Radio sites list several servers; later ones are fallbacks.
+    private func resolveAudioLocation() throws(PlayerError) -> [MediaLocation] {
+        let text: String
+        let base: String
+        switch location {
+        case .remote(let url):
+            guard let kind = PlaylistParser.kind(of: url) else { return [location] }
+            let data = try ResourceFetcher.fetch(url, configuration: configuration) { [self] in
+                commands.withLock { $0.stopRequested }
+            }
+            text = String(decoding: data, as: UTF8.self)
+            base = url
+            return try entries(text, kind: kind, base: base)
+        case .file(let path):
+            guard let kind = PlaylistParser.kind(of: path) else { return [location] }
+            guard let data = FileManager.default.contents(atPath: path) else { throw .fileNotFound(path: path) }
+            guard data.count <= ResourceFetcher.limit else {
+                throw .notAudio(url: path, reason: "playlist larger than \(ResourceFetcher.limit) bytes")
+            }
+            text = String(decoding: data, as: UTF8.self)
+            base = path
+            return try entries(text, kind: kind, base: base)
+        }
+    }
+
+    private func entries(_ text: String, kind: PlaylistParser.Kind, base: String) throws(PlayerError) -> [MediaLocation] {
+        let locations = PlaylistParser.entries(of: text, kind: kind, base: base).compactMap { try? MediaLocation(parsing: $0) }
+        guard !locations.isEmpty else {
+            throw .notAudio(url: location.description, reason: "the playlist has no playable entry")
+        }
+        return locations
     }
 
     /// Starts the decoder thread; it starts the input.
@@ -156,8 +198,24 @@ final class PlaybackSession: @unchecked Sendable {
     private var isPaused: Bool { commands.withLock { $0.paused } }
 
     private func run() {
-        let result = Result { () throws(PlayerError) -> PlayerState in try decodeLoop() }
-        input.stop()
+        let result = Result { () throws(PlayerError) -> PlayerState in
+            let candidates = try resolveAudioLocation()
+            var lastError: PlayerError?
+            for candidate in candidates {
+                input = makeInput(for: candidate)
+                do throws(PlayerError) {
+                    return try decodeLoop()
+                } catch {
+                    // A playlist entry that does not play before any audio was heard: try the next.
+                    input.stop()
+                    lastError = error
+                    if framesWritten.load(ordering: .relaxed) > 0 || commands.withLock({ $0.stopRequested }) { throw error }
+                    ring.reset()
+                }
+            }
+            throw lastError ?? .notAudio(url: location.description, reason: "nothing to play")
+        }
+        input?.stop()
         switch result {
         case .success(let final):
             if final == .ended { drained.store(true, ordering: .releasing) }

@@ -1,0 +1,70 @@
+import CCurl
+import CStreamPlayShim
+import Foundation
+
+/// The engine's one place for libcurl settings and error mapping, shared by the streaming
+/// transfers and the one-shot fetches (playlists), so both behave the same on the network.
+enum CurlRequest {
+    /// libcurl's global state, set up once per process before any handle exists.
+    static let globalInit: Bool = curl_global_init(Int(CURL_GLOBAL_DEFAULT)) == CURLE_OK
+
+    /// Applies the settings every request shares: redirects (bounded, http and https only),
+    /// TLS verification (always), User-Agent, timeouts. Proxies come from the environment
+    /// (http_proxy, https_proxy, no_proxy), as libcurl reads them by default.
+    static func configure(_ handle: UnsafeMutableRawPointer, url: String, configuration: PlayerConfiguration) {
+        sp_curl_setopt_pointer(handle, CURLOPT_URL, url)
+        sp_curl_setopt_long(handle, CURLOPT_NOSIGNAL, 1)
+        sp_curl_setopt_long(handle, CURLOPT_FOLLOWLOCATION, 1)
+        sp_curl_setopt_long(handle, CURLOPT_MAXREDIRS, configuration.maxRedirects)
+        sp_curl_setopt_pointer(handle, CURLOPT_PROTOCOLS_STR, "http,https")
+        sp_curl_setopt_pointer(handle, CURLOPT_REDIR_PROTOCOLS_STR, "http,https")
+        sp_curl_setopt_long(handle, CURLOPT_FAILONERROR, 1)
+        sp_curl_setopt_long(handle, CURLOPT_SSL_VERIFYPEER, 1)
+        sp_curl_setopt_long(handle, CURLOPT_SSL_VERIFYHOST, 2)
+        if let caPath = configuration.caCertificatesPath {
+            sp_curl_setopt_pointer(handle, CURLOPT_CAINFO, caPath)
+            // Only that file: Debian's libcurl would also trust its default CA directory.
+            sp_curl_setopt_pointer(handle, CURLOPT_CAPATH, nil)
+        }
+        sp_curl_setopt_pointer(handle, CURLOPT_USERAGENT, configuration.userAgent)
+        sp_curl_setopt_long(handle, CURLOPT_CONNECTTIMEOUT_MS, Int(configuration.connectTimeout * 1000))
+        sp_curl_setopt_long(handle, CURLOPT_TCP_KEEPALIVE, 1)
+    }
+
+    /// The typed error for a failed request.
+    /// - Parameter received: body bytes that had arrived, which tells a lost connection from
+    ///   one that never worked.
+    static func error(for code: CURLcode, handle: UnsafeMutableRawPointer, url: String, received: Int,
+                      configuration: PlayerConfiguration) -> PlayerError {
+        let reason = String(cString: curl_easy_strerror(code))
+        let redacted = RedactedURL.describe(url)
+        switch code {
+        case CURLE_HTTP_RETURNED_ERROR:
+            var status = 0
+            sp_curl_getinfo_long(handle, CURLINFO_RESPONSE_CODE, &status)
+            return .httpStatus(code: status, url: redacted)
+        case CURLE_COULDNT_RESOLVE_HOST, CURLE_COULDNT_RESOLVE_PROXY:
+            return .hostNotFound(host: URLComponents(string: url)?.host ?? redacted)
+        case CURLE_COULDNT_CONNECT:
+            var osError = 0
+            sp_curl_getinfo_long(handle, CURLINFO_OS_ERRNO, &osError)
+            let detail = osError == 0 ? "no OS error" : String(cString: strerror(Int32(osError)))
+            return .connectionFailed(url: redacted, reason: "\(reason) (\(detail))")
+        case CURLE_OPERATION_TIMEDOUT:
+            return .timedOut(url: redacted, seconds: configuration.connectTimeout)
+        case CURLE_PEER_FAILED_VERIFICATION, CURLE_SSL_CONNECT_ERROR, CURLE_SSL_CACERT_BADFILE,
+             CURLE_SSL_CERTPROBLEM, CURLE_SSL_CIPHER, CURLE_SSL_ISSUER_ERROR:
+            return .tlsFailure(url: redacted, reason: reason)
+        case CURLE_TOO_MANY_REDIRECTS:
+            return .tooManyRedirects(url: redacted)
+        case CURLE_UNSUPPORTED_PROTOCOL:
+            return .unsupportedScheme(URLComponents(string: url)?.scheme ?? redacted)
+        case CURLE_PARTIAL_FILE, CURLE_RECV_ERROR, CURLE_GOT_NOTHING, CURLE_SEND_ERROR:
+            return received > 0
+                ? .connectionLost(url: redacted, reason: reason)
+                : .connectionFailed(url: redacted, reason: reason)
+        default:
+            return .transferFailed(url: redacted, reason: reason)
+        }
+    }
+}
