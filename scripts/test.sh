@@ -43,4 +43,19 @@ set +e
 swift test --no-parallel "$@"
 status=$?
 set -e
+
+# The engine's tests again under Thread Sanitizer and Address Sanitizer (with LeakSanitizer),
+# each in a build folder of its own. STREAMPLAY_SANITIZERS=0 skips them (a quick local run);
+# they are skipped too when extra arguments select tests.
+if [[ $status -eq 0 && ${STREAMPLAY_SANITIZERS:-1} == 1 && $# -eq 0 ]]; then
+  for sanitizer in thread address; do
+    echo "test.sh: the engine tests under the $sanitizer sanitizer"
+    set +e
+    LSAN_OPTIONS="suppressions=$root/.ci/lsan-suppressions.txt" TSAN_OPTIONS="halt_on_error=1" \
+      swift test --no-parallel --sanitize="$sanitizer" --scratch-path ".build-$sanitizer" --skip CommandLineTests
+    status=$?
+    set -e
+    [[ $status -eq 0 ]] || break
+  done
+fi
 exit "$status"

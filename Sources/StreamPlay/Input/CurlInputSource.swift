@@ -16,6 +16,9 @@ final class CurlInputSource: InputSource, @unchecked Sendable {
     private var currentURL: String
     private let urlRefresher: (@Sendable (String) async throws -> String)?
     private let onMetadata: @Sendable (StreamMetadata) -> Void
+    /// Whether the resource turned out to be a live stream (no length, no ranges), as the last
+    /// transfer that delivered audio said. Input thread only.
+    private var liveStream = false
     private let ring: ByteRing
     private let configuration: PlayerConfiguration
     private let multi: UnsafeMutableRawPointer
@@ -63,6 +66,8 @@ final class CurlInputSource: InputSource, @unchecked Sendable {
         var notBefore: ContinuousClock.Instant
         /// `false` when reconnecting to a live stream, which has no byte positions to resume at.
         var requestRange = true
+        /// A reconnect after a drop: failures to connect are then retried too (a server restarting).
+        var isReconnect = false
     }
 
     /// Why a transfer ended, as far as recovery is concerned.
@@ -111,6 +116,7 @@ final class CurlInputSource: InputSource, @unchecked Sendable {
                     control.publish(info: transfer.info)
                 }
                 next.onMetadata = onMetadata
+                next.isReconnect = request.isReconnect
                 curl_multi_add_handle(multi, next.handle)
                 transfer = next
                 lastProgress = .now
@@ -194,7 +200,8 @@ final class CurlInputSource: InputSource, @unchecked Sendable {
             ])
             return PlannedRequest(offset: resumeAt, generation: transfer.generation,
                                   notBefore: .now + .milliseconds(Int(delay * 1000)),
-                                  requestRange: !transfer.info.isEndless)
+                                  requestRange: !(transfer.isReconnect ? liveStream : transfer.info.isEndless),
+                                  isReconnect: true)
         case .retryAfter(let seconds, _):
             // Once: a server that keeps answering 503 is down, and the listener should know.
             guard attempts == 0, seconds <= policy.maximumRetryAfter else { return nil }
@@ -223,10 +230,31 @@ final class CurlInputSource: InputSource, @unchecked Sendable {
     }
 
     private func ending(for code: CURLcode, transfer: CurlTransfer) -> Ending {
-        guard code != CURLE_OK else { return .finished }
+        if transfer.delivered > 0 {
+            liveStream = transfer.info.isEndless
+        }
+        guard code != CURLE_OK else {
+            // A radio server that closes the stream has not reached an end: a live stream has none.
+            if transfer.metadataInterval != nil, transfer.info.isEndless, transfer.delivered > 0 {
+                return .dropped(.connectionLost(url: redactedURL, reason: "the server closed the stream"))
+            }
+            return .finished
+        }
         let error = error(for: code, transfer: transfer)
         let status = transfer.responseCode
         let resuming = transfer.offset > 0
+        if transfer.isReconnect {
+            // Reconnecting: a server that is restarting refuses or fails for a while.
+            switch code {
+            case CURLE_COULDNT_CONNECT, CURLE_COULDNT_RESOLVE_HOST, CURLE_OPERATION_TIMEDOUT, CURLE_GOT_NOTHING,
+                 CURLE_RECV_ERROR, CURLE_SEND_ERROR, CURLE_PARTIAL_FILE:
+                return .dropped(error)
+            case CURLE_HTTP_RETURNED_ERROR where status >= 500 && status != 503:
+                return .dropped(error)
+            default:
+                break
+            }
+        }
         switch code {
         case CURLE_HTTP_RETURNED_ERROR where status == 416 && resuming:
             // Asked for bytes past the end: everything had arrived (a Content-Length that lied).

@@ -30,6 +30,8 @@ final class CurlTransfer {
     private(set) var delivered = 0
     /// Set by the source once headers were published.
     var infoPublished = false
+    /// Set by the source for a reconnect after a drop.
+    var isReconnect = false
     var onFirstBody: ((CurlTransfer) -> Void)?
 
     /// ICY metadata found in the stream, handed over on the input thread.
