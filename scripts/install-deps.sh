@@ -11,6 +11,7 @@ PACKAGES=(
   lame sox                        # test media
   openssl                         # self-signed certificate for the HTTPS test server
   python3                         # small helper servers, free ports, binary test files
+  icecast2                        # test internet-radio server (ICY metadata, live mounts)
   pkg-config ca-certificates
 )
 
@@ -59,6 +60,21 @@ if [[ ! -e $POLICY ]]; then
 fi
 
 export DEBIAN_FRONTEND=noninteractive
+
+# icecast2 asks (debconf) whether to set up its system-wide passwords; answer no beforehand.
+# We never use its system service or /etc/icecast2: the test servers run their own instance
+# with their own config.
+icecast_missing=0
+for pkg in "${missing[@]}"; do
+  if [[ $pkg == icecast2 ]]; then
+    icecast_missing=1
+  fi
+done
+if [[ $icecast_missing -eq 1 ]]; then
+  echo 'icecast2 icecast2/icecast-setup boolean false' |
+    "${SUDO[@]}" debconf-set-selections
+fi
+
 # The package lists may be missing or stale on a fresh machine: update once, then install.
 "${SUDO[@]}" apt-get update
 "${SUDO[@]}" env DEBIAN_FRONTEND=noninteractive \
@@ -70,3 +86,12 @@ for pkg in "${missing[@]}"; do
     exit 1
   fi
 done
+
+# The policy above keeps icecast2's init script from starting the system service (it would
+# listen on *:8000 with the default passwords). Should a policy of the machine have allowed
+# it, stop it: only processes of the package's own user, never our test instances (those run
+# as nobody, or as the calling user).
+if [[ $icecast_missing -eq 1 ]] && id icecast2 >/dev/null 2>&1; then
+  "${SUDO[@]}" start-stop-daemon --stop --oknodo --quiet --user icecast2 \
+    --exec /usr/bin/icecast2 --retry TERM/5/KILL/5 || true
+fi

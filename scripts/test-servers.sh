@@ -26,6 +26,28 @@
 #                               the default sink); record it from streamplay_test.monitor
 #   PULSE_COOKIE                DIR/pulse/cookie        keeps clients from writing
 #                               ~/.config/pulse/cookie (the daemon needs no cookie)
+#   STREAMPLAY_TEST_ICECAST     http://127.0.0.1:PORT   Icecast 2.4 internet-radio server
+#                               (Debian's icecast2, its own config in DIR/icecast; its error
+#                               and access log together in DIR/icecast/log/icecast.log)
+#   STREAMPLAY_TEST_ICECAST_MOUNT  /radio.mp3           a live MP3 mount on it: MEDIA_DIR's
+#                               cbr-44k-stereo.mp3 (128 kbps CBR, 44.1 kHz, stereo, 30 s),
+#                               looped at real time by scripts/icecast-source.py; the title is
+#                               "First Song" at start. A listener that sends "Icy-MetaData: 1"
+#                               gets "icy-metaint: 16000" and StreamTitle='...'; blocks (the
+#                               title at the first block, then only when it changes). Icecast
+#                               answers HTTP/1.0 with "Connection: Close", no Content-Length;
+#                               audio starts ~0.3 s after the headers with a 16 KiB burst.
+#   STREAMPLAY_TEST_ICECAST_ADMIN  admin:PASSWORD       user:password (Basic auth) of the admin
+#                               interface; throw-away, new at each start. Set the title with
+#                               GET /admin/metadata?mount=/radio.mp3&mode=updinfo&song=TITLE
+#                               (TITLE percent-encoded UTF-8, and no &charset: its bytes go into
+#                               StreamTitle unchanged; with &charset=UTF-8 Icecast converts to
+#                               Latin-1, "&#N;" for what Latin-1 lacks). A new listener has
+#                               it in its first block, a connected one in its next (<= 1 s).
+#                               Also /admin/listclients?mount=..., /admin/killclient?mount=...
+#                               &id=N, /admin/killsource?mount=... (the source reconnects within
+#                               ~1 s, the title is then empty until set again); public:
+#                               /status-json.xsl.
 # With --http-only only nginx over plain HTTP and the fault server are started (for the demo):
 # env.sh then has STREAMPLAY_TEST_HTTP, STREAMPLAY_TEST_ACCESS_LOG, STREAMPLAY_TEST_MEDIA,
 # STREAMPLAY_TEST_FAULTS and STREAMPLAY_TEST_FAULTS_LOG.
@@ -77,8 +99,13 @@ SINK=streamplay_test
 START_TIMEOUT=10         # seconds to wait for each server to come up
 BLACKHOLE_LIFETIME=3600  # seconds; the black hole exits by itself after this
 FAULTS_LIFETIME=3600     # seconds; the fault server exits by itself after this
+SOURCE_LIFETIME=3600     # seconds; the Icecast source client exits by itself after this
+ICECAST_MOUNT=/radio.mp3
+ICECAST_FILE=cbr-44k-stereo.mp3  # in the media directory
+ICECAST_TITLE="First Song"
 SELF=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/$(basename "${BASH_SOURCE[0]}")
 FAULT_SERVER=$(dirname "$SELF")/fault-server.py
+ICECAST_SOURCE=$(dirname "$SELF")/icecast-source.py
 
 usage() {
   echo "usage: $0 start DIR [--http-only] [--owner-pid PID] | $0 stop DIR" >&2
@@ -174,7 +201,8 @@ do_stop() { # DIR
   if [[ -f $dir/watchdog.pid && $(<"$dir/watchdog.pid") != "${BASHPID}" ]]; then
     stop_pidfile "$dir" watchdog
   fi
-  for name in nginx pulse blackhole faults; do
+  # The Icecast source before Icecast, so that it does not reconnect in between.
+  for name in nginx pulse blackhole faults icecast-source icecast; do
     stop_pidfile "$dir" "$name"
   done
   rm -f "$dir/watchdog.pid" "$dir/env.sh"
@@ -477,6 +505,156 @@ start_faults() { # DIR MEDIA -> prints the port
   return 1
 }
 
+# HTTP GET on 127.0.0.1 without any proxy: prints "STATUS CONTENT-TYPE" and then the first
+# 64 KiB of the body; fails when nothing answers within 2 seconds.
+http_get() { # PORT PATH [USER:PASSWORD]
+  python3 - "$@" <<'EOF'
+import base64, http.client, sys
+conn = http.client.HTTPConnection("127.0.0.1", int(sys.argv[1]), timeout=2)
+headers = {}
+if len(sys.argv) > 3:
+    headers["Authorization"] = "Basic " + base64.b64encode(sys.argv[3].encode()).decode()
+try:
+    conn.request("GET", sys.argv[2], headers=headers)
+    r = conn.getresponse()
+    print(r.status, r.getheader("Content-Type", "-"))
+    sys.stdout.write(r.read(65536).decode("utf-8", "replace"))
+except OSError as e:
+    print(f"000 - {e}")
+    sys.exit(1)
+EOF
+}
+
+write_icecast_conf() { # DIR PORT SOURCE_PASSWORD RELAY_PASSWORD ADMIN_PASSWORD
+  local dir=$1 port=$2 source_pw=$3 relay_pw=$4 admin_pw=$5 ice="$1/icecast" security=""
+  mkdir -p "$ice/log"
+  # Icecast refuses to run as root: as root it binds its port, writes its pid file, then
+  # becomes nobody (<changeowner>). DIR/icecast and its log dir belong to nobody then.
+  # Its logs go to stderr ("-"), which we open (as the caller) into DIR/icecast/log/icecast.log:
+  # nobody could not open files there by path when DIR is a mktemp dir (0700) or under /root,
+  # and its startup errors land in the same file.
+  if [[ $(id -u) -eq 0 ]]; then
+    if ! id nobody >/dev/null 2>&1; then
+      log "Icecast must not run as root and there is no user nobody to run it as"
+      return 1
+    fi
+    chown "nobody:$(id -gn nobody)" "$ice" "$ice/log"
+    security="<changeowner><user>nobody</user><group>$(id -gn nobody)</group></changeowner>"
+  fi
+  # Paths passed check_path: no characters XML would need escaped.
+  cat >"$ice/icecast.xml" <<EOF
+<!-- Generated by scripts/test-servers.sh -->
+<icecast>
+    <location>StreamPlay tests</location>
+    <admin>nobody@127.0.0.1</admin>
+    <hostname>127.0.0.1</hostname>
+    <limits>
+        <clients>100</clients>
+        <sources>4</sources>
+        <queue-size>262144</queue-size>
+        <client-timeout>30</client-timeout>
+        <header-timeout>15</header-timeout>
+        <source-timeout>10</source-timeout>
+        <burst-on-connect>1</burst-on-connect>
+        <burst-size>16384</burst-size>
+    </limits>
+    <authentication>
+        <source-password>$source_pw</source-password>
+        <relay-password>$relay_pw</relay-password>
+        <admin-user>admin</admin-user>
+        <admin-password>$admin_pw</admin-password>
+    </authentication>
+    <listen-socket>
+        <port>$port</port>
+        <bind-address>127.0.0.1</bind-address>
+    </listen-socket>
+    <fileserve>1</fileserve>
+    <paths>
+        <basedir>$ice</basedir>
+        <logdir>$ice/log</logdir>
+        <pidfile>$ice/icecast.pid</pidfile>
+        <webroot>/usr/share/icecast2/web</webroot>
+        <adminroot>/usr/share/icecast2/admin</adminroot>
+    </paths>
+    <logging>
+        <accesslog>-</accesslog>
+        <errorlog>-</errorlog>
+        <loglevel>3</loglevel>
+    </logging>
+    <security>
+        <chroot>0</chroot>
+        $security
+    </security>
+</icecast>
+EOF
+}
+
+start_icecast() { # DIR PORT
+  local dir=$1 port=$2 ice="$1/icecast" pid answer deadline=$((SECONDS + START_TIMEOUT))
+  # The pid file is ours ($!, as for the other servers); DIR is on the command line.
+  setsid icecast2 -c "$ice/icecast.xml" </dev/null >"$ice/log/icecast.log" 2>&1 &
+  pid=$!
+  echo "$pid" >"$dir/icecast.pid"
+  while ((SECONDS < deadline)); do
+    if ! alive "$pid"; then
+      log "Icecast exited during start"
+      show_log "$ice/log/icecast.log"
+      return 1
+    fi
+    if port_open "$port"; then
+      answer=$(http_get "$port" /status-json.xsl 2>/dev/null) || true
+      [[ $answer == 200\ * ]] && return 0
+    fi
+    sleep 0.1
+  done
+  log "Icecast did not answer GET /status-json.xsl within ${START_TIMEOUT}s"
+  show_log "$ice/log/icecast.log"
+  return 1
+}
+
+start_icecast_source() { # DIR PORT MEDIA SOURCE_PASSWORD ADMIN_PASSWORD
+  local dir=$1 port=$2 media=$3 source_pw=$4 admin_pw=$5 ice="$1/icecast" pid answer deadline
+  : >"$ice/source.log"
+  # Runs as the caller (it reads the media file); DIR is on its command line (--log). Both it
+  # and the shell append to the log (a traceback lands there too).
+  # shellcheck disable=SC2094
+  setsid python3 "$ICECAST_SOURCE" --url "http://127.0.0.1:$port$ICECAST_MOUNT" \
+    --password "$source_pw" --file "$media/$ICECAST_FILE" --lifetime "$SOURCE_LIFETIME" \
+    --log "$ice/source.log" </dev/null >>"$ice/source.log" 2>&1 &
+  pid=$!
+  echo "$pid" >"$dir/icecast-source.pid"
+  # Live once the admin interface lists the mount (asking the mount itself would count as a
+  # listener in the statistics tests may look at). A deadline rather than a count of tries:
+  # each try may itself wait up to 2 s.
+  deadline=$((SECONDS + START_TIMEOUT))
+  while ((SECONDS < deadline)); do
+    if ! alive "$pid"; then
+      log "the Icecast source client exited during start"
+      show_log "$ice/source.log"
+      show_log "$ice/log/icecast.log"
+      return 1
+    fi
+    answer=$(http_get "$port" /admin/listmounts "admin:$admin_pw" 2>/dev/null) || true
+    if [[ $answer == 200\ * && $answer == *"<source mount=\"$ICECAST_MOUNT\">"* ]]; then
+      # The first title, set the way a test changes it.
+      answer=$(http_get "$port" \
+        "/admin/metadata?mount=$ICECAST_MOUNT&mode=updinfo&song=${ICECAST_TITLE// /%20}" \
+        "admin:$admin_pw" 2>/dev/null) || true
+      if [[ $answer == 200\ * && $answer == *"<return>1</return>"* ]]; then
+        return 0
+      fi
+      log "Icecast did not take the first title: $answer"
+      show_log "$ice/log/icecast.log"
+      return 1
+    fi
+    sleep 0.1
+  done
+  log "the mount $ICECAST_MOUNT was not live within ${START_TIMEOUT}s"
+  show_log "$ice/source.log"
+  show_log "$ice/log/icecast.log"
+  return 1
+}
+
 start_watchdog() { # DIR OWNER_PID
   local dir=$1 owner=$2
   # Polls the owner; once it has gone (even killed with SIGKILL), stops the servers.
@@ -498,6 +676,7 @@ on_start_exit() {
 
 do_start() { # DIR [--http-only] [--owner-pid PID]
   local dir=$1 http_only=0 owner="" media http_port https_port refused_port bh_port faults_port
+  local ice_port source_pw relay_pw admin_pw
   shift
   while [[ $# -gt 0 ]]; do
     case $1 in
@@ -517,9 +696,10 @@ do_start() { # DIR [--http-only] [--owner-pid PID]
   done
   [[ -f $FAULT_SERVER ]] || { log "$FAULT_SERVER is missing"; exit 1; }
   if [[ $http_only -eq 0 ]]; then
-    for tool in pulseaudio pactl openssl; do
+    for tool in pulseaudio pactl openssl icecast2; do
       command -v "$tool" >/dev/null || { log "$tool not found (run scripts/install-deps.sh)"; exit 1; }
     done
+    [[ -f $ICECAST_SOURCE ]] || { log "$ICECAST_SOURCE is missing"; exit 1; }
   fi
 
   media=${MEDIA_DIR:-$dir/media}
@@ -532,6 +712,11 @@ do_start() { # DIR [--http-only] [--owner-pid PID]
   media=$(cd "$media" && pwd)
   check_path "$dir"
   check_path "$media"
+  if [[ $http_only -eq 0 && ! -f $media/$ICECAST_FILE ]]; then
+    log "the Icecast mount plays $media/$ICECAST_FILE, which is missing" \
+      "(run scripts/make-test-media.sh and pass its directory as MEDIA_DIR)"
+    exit 1
+  fi
 
   # Leftovers of an earlier start in the same DIR would confuse the pid files.
   do_stop "$dir"
@@ -541,7 +726,7 @@ do_start() { # DIR [--http-only] [--owner-pid PID]
   START_DIR=$dir
   trap on_start_exit EXIT
 
-  read -r http_port https_port refused_port < <(free_ports 3)
+  read -r http_port https_port refused_port ice_port < <(free_ports 4)
 
   if [[ $http_only -eq 1 ]]; then
     write_nginx_conf "$dir" "$media" "$http_port" ""
@@ -552,6 +737,12 @@ do_start() { # DIR [--http-only] [--owner-pid PID]
     start_nginx "$dir" "$http_port" "$https_port"
     start_pulse "$dir"
     bh_port=$(start_blackhole "$dir")
+    # Throw-away passwords, new at each start (hex: plain in XML, URLs and Basic auth).
+    read -r source_pw relay_pw admin_pw < <(python3 -c \
+      'import secrets; print(*(secrets.token_hex(8) for _ in range(3)))')
+    write_icecast_conf "$dir" "$ice_port" "$source_pw" "$relay_pw" "$admin_pw"
+    start_icecast "$dir" "$ice_port"
+    start_icecast_source "$dir" "$ice_port" "$media" "$source_pw" "$admin_pw"
   fi
   faults_port=$(start_faults "$dir" "$media")
 
@@ -574,10 +765,18 @@ do_start() { # DIR [--http-only] [--owner-pid PID]
       printf 'export STREAMPLAY_TEST_PULSE_SINK=%q\n' "$SINK"
       # Clients otherwise create ~/.config/pulse/cookie; the server needs no cookie anyway.
       printf 'export PULSE_COOKIE=%q\n' "$dir/pulse/cookie"
+      printf 'export STREAMPLAY_TEST_ICECAST=%q\n' "http://127.0.0.1:$ice_port"
+      printf 'export STREAMPLAY_TEST_ICECAST_MOUNT=%q\n' "$ICECAST_MOUNT"
+      printf 'export STREAMPLAY_TEST_ICECAST_ADMIN=%q\n' "admin:$admin_pw"
     fi
   } >"$dir/env.sh.tmp"
   mv -f "$dir/env.sh.tmp" "$dir/env.sh"
-  log "started in $dir (HTTP port $http_port, fault server port $faults_port)"
+  if [[ $http_only -eq 0 ]]; then
+    log "started in $dir (HTTP port $http_port, fault server port $faults_port," \
+      "Icecast port $ice_port)"
+  else
+    log "started in $dir (HTTP port $http_port, fault server port $faults_port)"
+  fi
 }
 
 [[ $# -ge 2 ]] || usage

@@ -44,6 +44,7 @@ struct RadioTests {
             events.all.contains { if case .seekRefused(.seekNotSupported) = $0 { true } else { false } }
         }
         #expect(player.state == .playing)
+        try await player.wait(for: "five seconds heard", within: 15) { _ in sink.samples.count > 44100 * 2 * 5 }
         player.stop()
 
         // Icecast relays the track's bytes; with the metadata taken out they decode to the

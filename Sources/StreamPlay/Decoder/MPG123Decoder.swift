@@ -65,6 +65,8 @@ final class MPG123Decoder: AudioDecoder {
     var preferredBufferSize: Int { 2 * 1152 * 2 * 2 }
 
     var totalFrames: Int? {
+        // Without the input's size mpg123 only counts what it has seen so far: no duration.
+        guard inputLength != nil else { return nil }
         let length = mpg123_length(handle)
         return length > 0 ? frameOrigin + Int(length) : nil
     }

@@ -16,11 +16,16 @@ final class CurlTransfer {
     private var headerList: UnsafeMutablePointer<curl_slist>?
 
     /// Bytes of the current response block's headers we care about.
-    private(set) var acceptsRanges = false
-    private(set) var contentRangeTotal: Int?
-    private(set) var statusCode = 0
+    /// The headers of the current response.
+    private(set) var headers = ResponseHeaders()
+    private var statusCode: Int {
+        get { headers.statusCode }
+        set { headers.statusCode = newValue }
+    }
+    private var acceptsRanges: Bool { headers.acceptsRanges }
+    private var contentRangeTotal: Int? { headers.contentRangeTotal }
     /// Seconds from a Retry-After header (delta form), if the response had one.
-    private(set) var retryAfter: Double?
+    var retryAfter: Double? { headers.retryAfter }
     /// Body bytes still to throw away (a server that ignored our Range and sent the whole body).
     private var prefixToSkip = 0
     private var sawBody = false
@@ -37,7 +42,7 @@ final class CurlTransfer {
     /// ICY metadata found in the stream, handed over on the input thread.
     var onMetadata: ((StreamMetadata) -> Void)?
     /// Interval of in-band metadata (`icy-metaint`), when the server sends it.
-    private(set) var metadataInterval: Int?
+    var metadataInterval: Int? { headers.metadataInterval }
     private var demuxer: ICYDemuxer?
     /// Audio separated from metadata, before it goes to the ring.
     private var scratch: UnsafeMutableRawBufferPointer?
@@ -188,33 +193,7 @@ final class CurlTransfer {
     }
 
     private func receiveHeader(_ bytes: UnsafeRawBufferPointer) {
-        guard let line = String(bytes: bytes, encoding: .isoLatin1)?.trimmingCharacters(in: .whitespacesAndNewlines) else { return }
-        if line.hasPrefix("HTTP/") {
-            // A new response block (after a redirect or a 100 Continue): forget the last one.
-            acceptsRanges = false
-            contentRangeTotal = nil
-            retryAfter = nil
-            metadataInterval = nil
-            statusCode = Int(line.split(separator: " ").dropFirst().first ?? "") ?? 0
-            return
-        }
-        guard let colon = line.firstIndex(of: ":") else { return }
-        let name = line[..<colon].lowercased()
-        let value = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
-        switch name {
-        case "accept-ranges":
-            acceptsRanges = value.lowercased().contains("bytes")
-        case "icy-metaint":
-            metadataInterval = Int(value)
-        case "retry-after":
-            retryAfter = Double(value)
-        case "content-range":
-            // "bytes 100-999/1000" or "bytes 100-999/*"
-            if let slash = value.lastIndex(of: "/"), let total = Int(value[value.index(after: slash)...]) {
-                contentRangeTotal = total
-            }
-        default:
-            break
-        }
+        guard let line = String(bytes: bytes, encoding: .isoLatin1) else { return }
+        headers.consume(line)
     }
 }

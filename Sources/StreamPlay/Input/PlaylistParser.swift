@@ -1,3 +1,5 @@
+import Foundation
+
 /// Reads the playlist files radio sites link to: M3U (`#EXTM3U`, or bare lines) and PLS.
 ///
 /// The text comes from the network, so the parser only takes what it understands: entries are

@@ -52,6 +52,8 @@ final class PlaybackSession: @unchecked Sendable {
     private let framesWritten = Atomic<Int>(0)
     /// Set once the sink has played everything: the position is then all that was written.
     private let drained = Atomic<Bool>(false)
+    /// Set once the input turned out to be a live stream, which cannot seek.
+    private let live = Atomic<Bool>(false)
 
     /// Bytes fed without finding a frame, beyond any ID3v2 tag, before the input is declared
     /// not to be MPEG audio.
@@ -145,6 +147,11 @@ final class PlaybackSession: @unchecked Sendable {
     /// Asks for audio from `seconds` on.
     /// - Returns: `false` if the track has already ended, so a seek needs a new session.
     func seek(to seconds: Double) -> Bool {
+        if live.load(ordering: .acquiring) {
+            // Refused here, so that the audio under way is not interrupted for nothing.
+            report(.seekRefused(.seekNotSupported(reason: "\(location) is a live stream")))
+            return true
+        }
         let accepted = commands.withLock { commands -> Bool in
             guard commands.phase != .ended else { return false }
             guard !commands.phase.isFinal else { return true }
@@ -264,6 +271,7 @@ final class PlaybackSession: @unchecked Sendable {
             }
             if !state.infoApplied, let info = input.control.info {
                 state.infoApplied = true
+                live.store(info.isEndless, ordering: .releasing)
                 try checkContentType(info)
                 if let total = info.totalLength { decoder.setInputLength(total) }
             }

@@ -1,0 +1,48 @@
+import Foundation
+
+/// What the engine reads from the header lines of an HTTP response.
+///
+/// Header lines come from the network and are parsed leniently: a line that is not understood
+/// is ignored, and numbers out of range are dropped, never trusted.
+struct ResponseHeaders: Equatable {
+    /// The status of the current response block (after redirects: of the last one).
+    var statusCode = 0
+    /// `Accept-Ranges: bytes` was sent.
+    var acceptsRanges = false
+    /// The total in `Content-Range: bytes A-B/TOTAL`.
+    var contentRangeTotal: Int?
+    /// `Retry-After` in seconds (the delta form; HTTP dates are not used).
+    var retryAfter: Double?
+    /// `icy-metaint`: audio bytes between two ICY metadata blocks.
+    var metadataInterval: Int?
+
+    /// Takes one header line (with or without its line ending).
+    mutating func consume(_ rawLine: String) {
+        let line = rawLine.trimmingCharacters(in: .whitespacesAndNewlines)
+        if line.hasPrefix("HTTP/") || line.hasPrefix("ICY ") {
+            // A new response block (after a redirect or a 100 Continue): forget the last one.
+            // Old Shoutcast servers answer "ICY 200 OK".
+            self = ResponseHeaders()
+            statusCode = Int(line.split(separator: " ").dropFirst().first ?? "") ?? 0
+            return
+        }
+        guard let colon = line.firstIndex(of: ":") else { return }
+        let name = line[..<colon].lowercased()
+        let value = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+        switch name {
+        case "accept-ranges":
+            acceptsRanges = value.lowercased().contains("bytes")
+        case "icy-metaint":
+            metadataInterval = Int(value).flatMap { $0 > 0 ? $0 : nil }
+        case "retry-after":
+            retryAfter = Double(value).flatMap { $0.isFinite && $0 >= 0 ? $0 : nil }
+        case "content-range":
+            // "bytes 100-999/1000" or "bytes 100-999/*"
+            if let slash = value.lastIndex(of: "/"), let total = Int(value[value.index(after: slash)...]), total >= 0 {
+                contentRangeTotal = total
+            }
+        default:
+            break
+        }
+    }
+}
