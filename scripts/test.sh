@@ -57,5 +57,12 @@ if [[ $status -eq 0 && ${STREAMPLAY_SANITIZERS:-1} == 1 && $# -eq 0 ]]; then
     set -e
     [[ $status -eq 0 ]] || break
   done
+  # The parsers of network bytes under libFuzzer, a bounded time each.
+  if [[ $status -eq 0 ]]; then
+    set +e
+    bash scripts/fuzz.sh "${STREAMPLAY_FUZZ_SECONDS:-30}"
+    status=$?
+    set -e
+  fi
 fi
 exit "$status"

@@ -47,14 +47,15 @@ enum PlaylistParser {
     }
 
     private static func resolve(_ entry: String, against base: String) -> String? {
+        // Control characters have no place in a URL or path (a NUL would cut it short in C).
+        guard !entry.isEmpty, !entry.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) else { return nil }
         let lowered = entry.lowercased()
         if lowered.hasPrefix("http://") || lowered.hasPrefix("https://") || lowered.hasPrefix("file://") {
             return entry
         }
         // Any other scheme (javascript:, data:, smb://) is not ours to follow.
         let scheme = entry.prefix { $0.isLetter || $0.isNumber || $0 == "+" || $0 == "-" || $0 == "." }
-        guard !(entry.dropFirst(scheme.count).hasPrefix(":") && !scheme.isEmpty),
-              !entry.unicodeScalars.contains(where: { $0.value < 0x20 }) else { return nil }
+        guard !(entry.dropFirst(scheme.count).hasPrefix(":") && !scheme.isEmpty) else { return nil }
         if entry.hasPrefix("/") {
             // Absolute: a path for a local playlist, the server's root for a remote one.
             guard let schemeEnd = base.range(of: "://") else { return entry }

@@ -1,3 +1,5 @@
+import Foundation
+
 /// What an internet radio stream says about what it plays now (ICY `StreamTitle`, `StreamUrl`).
 public struct StreamMetadata: Sendable, Equatable {
     /// Usually "Artist - Title".
