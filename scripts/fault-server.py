@@ -52,6 +52,8 @@ Every file response carries Content-Length; Content-Type is audio/mpeg for .mp3.
   /mid-garbage/NAME        the file with 8 KiB of pseudo-random bytes (fixed seed, the same on
                            every run) inserted at offset size * 40 // 100; Content-Length and
                            Ranges count the garbage (TOTAL = size + 8192).
+  /repeat/N/NAME           the file N times over as one body (1 <= N <= 100000), Range
+                           supported: a long stream for memory tests.
 
 HEAD on other paths gets 405 (and does not count as a request for the key); other methods
 get 405 too.
@@ -111,10 +113,15 @@ class ClientGone(Exception):
 class Body:
     """A response body read by offset: a file, or a file with garbage inserted."""
 
-    def __init__(self, path, insert_garbage=False):
+    def __init__(self, path, insert_garbage=False, repeat=1):
         self.fd = os.open(path, os.O_RDONLY)
         self.file_size = os.fstat(self.fd).st_size
-        if insert_garbage:
+        self.repeat = repeat
+        if repeat > 1:
+            # The file again and again, as one long body (a long stream for memory tests).
+            self.insert_at = None
+            self.size = self.file_size * repeat
+        elif insert_garbage:
             self.insert_at = self.file_size * 40 // 100
             self.size = self.file_size + GARBAGE_SIZE
         else:
@@ -128,7 +135,10 @@ class Body:
         parts = []
         while n > 0 and offset < self.size:
             ins = self.insert_at
-            if ins is None:
+            if self.repeat > 1:
+                within = offset % self.file_size
+                data = os.pread(self.fd, min(n, self.file_size - within), within)
+            elif ins is None:
                 data = os.pread(self.fd, n, offset)
             elif offset < ins:
                 data = os.pread(self.fd, min(n, ins - offset), offset)
@@ -290,7 +300,7 @@ class Handler(BaseHTTPRequestHandler):
     def not_found(self):
         self.simple(404)
 
-    def open_body(self, name, garbage=False):
+    def open_body(self, name, garbage=False, repeat=1):
         """A Body for NAME in the media dir, or None (404 already sent)."""
         name = urllib.parse.unquote(name)
         state = self.server.state
@@ -304,7 +314,7 @@ class Handler(BaseHTTPRequestHandler):
             self.not_found()
             return None
         try:
-            return Body(full, insert_garbage=garbage)
+            return Body(full, insert_garbage=garbage, repeat=repeat)
         except OSError:
             self.not_found()
             return None
@@ -344,9 +354,10 @@ class Handler(BaseHTTPRequestHandler):
         honour_range=True,
         accept_ranges=True,
         lie=None,
+        repeat=1,
     ):
         """Serves NAME (Range honoured unless told not to), cut after limit body bytes."""
-        body = self.open_body(name, garbage=garbage)
+        body = self.open_body(name, garbage=garbage, repeat=repeat)
         if body is None:
             return
         try:
@@ -468,6 +479,7 @@ class Handler(BaseHTTPRequestHandler):
             "lie-long",
             "throttle",
             "mid-garbage",
+            "repeat",
         ):
             self.not_found()
             return
@@ -544,6 +556,11 @@ class Handler(BaseHTTPRequestHandler):
             if a is None or a[0] <= 0:
                 return self.not_found()
             return self.serve_file(a[1], rate=a[0])
+        if kind == "repeat":
+            a = ints(1)
+            if a is None or not 1 <= a[0] <= 100000:
+                return self.not_found()
+            return self.serve_file(a[1], repeat=a[0])
         if kind == "mid-garbage":
             if not args:
                 return self.not_found()

@@ -89,6 +89,7 @@
 #   /status/CODE             that status (200..599), small text body
 #   /mid-garbage/NAME        the file with 8 KiB of fixed-seed random bytes inserted at
 #                            size*40/100 (Content-Length and Ranges include them)
+#   /repeat/N/NAME           the file N times over as one body (a long stream)
 #   anything else: 404. HEAD on other than /plain/ and /status/: 405.
 #
 # Every wait is bounded. On a failed start the logs of what failed are printed, whatever was

@@ -28,6 +28,7 @@ extension Player {
         let deadline = ContinuousClock.now + .seconds(seconds)
         while !condition(self) {
             if ContinuousClock.now > deadline { throw TimedOut(what: "\(what) (state \(state))") }
+            if case .failed(let error) = state { throw error }
             try await Task.sleep(for: .milliseconds(5))
         }
     }
