@@ -59,6 +59,10 @@ final class EventReporter: Sendable {
             var object: [String: Any] = ["event": "position", "position": round3(position),
                                          "buffer": round3(player.bufferedFraction), "state": player.state.name]
             if let duration = player.duration { object["duration"] = round3(duration) }
+            let statistics = player.statistics
+            object["rebuffers"] = statistics.rebufferCount
+            object["rebufferSeconds"] = round3(statistics.rebufferSeconds)
+            object["reconnects"] = statistics.reconnectCount
             emitJSON(object)
         case .terminal:
             let position = player.position.map(TimeValue.format) ?? "--:--"
@@ -107,6 +111,8 @@ final class EventReporter: Sendable {
             return ["event": "seeked", "position": round3(seconds)]
         case .seekRefused(let error):
             return ["event": "seekRefused", "error": error.description]
+        case .rebuffered(let seconds):
+            return ["event": "rebuffered", "duration": round3(seconds)]
         case .metadata(let metadata):
             var object: [String: Any] = ["event": "metadata"]
             if let title = metadata.title { object["title"] = title }

@@ -21,6 +21,8 @@ protocol AudioDecoder: AnyObject {
     var format: AudioFormat? { get }
     /// Frames in the whole track, when headers (Xing/LAME/VBRI) or the input length tell.
     var totalFrames: Int? { get }
+    /// The stream's bitrate in bytes per second, once a frame was read (of the last frame, for VBR).
+    var bytesPerSecond: Int? { get }
     /// Bytes the caller's PCM buffer should hold: at least one frame's worth.
     var preferredBufferSize: Int { get }
 

@@ -71,6 +71,12 @@ final class MPG123Decoder: AudioDecoder {
         return length > 0 ? frameOrigin + Int(length) : nil
     }
 
+    var bytesPerSecond: Int? {
+        var info = mpg123_frameinfo2()
+        guard mpg123_info2(handle, &info) == MPG123_OK.rawValue, info.bitrate > 0 else { return nil }
+        return Int(info.bitrate) * 125
+    }
+
     var inputPosition: Int {
         byteOrigin + max(Int(mpg123_tell_stream(handle)), 0)
     }

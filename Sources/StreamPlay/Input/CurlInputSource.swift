@@ -16,6 +16,7 @@ final class CurlInputSource: InputSource, @unchecked Sendable {
     private var currentURL: String
     private let urlRefresher: (@Sendable (String) async throws -> String)?
     private let onMetadata: @Sendable (StreamMetadata) -> Void
+    private let onReconnect: @Sendable () -> Void
     /// Whether the resource turned out to be a live stream (no length, no ranges), as the last
     /// transfer that delivered audio said. Input thread only.
     private var liveStream = false
@@ -26,7 +27,9 @@ final class CurlInputSource: InputSource, @unchecked Sendable {
 
     init(url: String, ring: ByteRing, control: InputControl, configuration: PlayerConfiguration,
          urlRefresher: (@Sendable (String) async throws -> String)? = nil,
+         onReconnect: @escaping @Sendable () -> Void = {},
          onMetadata: @escaping @Sendable (StreamMetadata) -> Void = { _ in }) {
+        self.onReconnect = onReconnect
         _ = CurlRequest.globalInit
         self.onMetadata = onMetadata
         self.url = url
@@ -195,6 +198,7 @@ final class CurlInputSource: InputSource, @unchecked Sendable {
                 currentURL = fresh
             }
             let delay = min(policy.initialDelay * pow(2, Double(attempts - 1)), policy.maximumDelay)
+            onReconnect()
             configuration.logger.info("reconnecting", metadata: [
                 "url": "\(redactedURL)", "offset": "\(resumeAt)", "attempt": "\(attempts)", "cause": "\(error)",
             ])

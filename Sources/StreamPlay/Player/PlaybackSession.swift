@@ -18,6 +18,7 @@ final class PlaybackSession: @unchecked Sendable {
         case seeked(Double)
         case metadata(StreamMetadata)
         case seekRefused(PlayerError)
+        case rebuffered(Double)
     }
 
     /// Commands from control threads, taken by the decoder thread.
@@ -54,6 +55,13 @@ final class PlaybackSession: @unchecked Sendable {
     private let drained = Atomic<Bool>(false)
     /// Set once the input turned out to be a live stream, which cannot seek.
     private let live = Atomic<Bool>(false)
+    // Statistics, written by the engine threads, read by any thread.
+    private let rebuffers = Atomic<Int>(0)
+    private let rebufferMilliseconds = Atomic<Int>(0)
+    private let reconnects = Atomic<Int>(0)
+
+    /// Queued audio below which a starved real-time sink is paused to rebuffer, in seconds.
+    private static let underrunThreshold = 0.04
 
     /// Bytes fed without finding a frame, beyond any ID3v2 tag, before the input is declared
     /// not to be MPEG audio.
@@ -81,7 +89,9 @@ final class PlaybackSession: @unchecked Sendable {
         case .remote(let url):
             let report = self.report
             return CurlInputSource(url: url, ring: ring, control: control, configuration: configuration,
-                                   urlRefresher: urlRefresher) { metadata in report(.metadata(metadata)) }
+                                   urlRefresher: urlRefresher,
+                                   onReconnect: { [self] in reconnects.add(1, ordering: .relaxed) },
+                                   onMetadata: { metadata in report(.metadata(metadata)) })
         case .file(let path):
             return FileInputSource(path: path, ring: ring, control: control)
         }
@@ -186,6 +196,12 @@ final class PlaybackSession: @unchecked Sendable {
         return Double(base + heard) / Double(rate)
     }
 
+    /// Rebuffers and reconnects of this play so far.
+    var statistics: (rebuffers: Int, rebufferSeconds: Double, reconnects: Int) {
+        (rebuffers.load(ordering: .relaxed), Double(rebufferMilliseconds.load(ordering: .relaxed)) / 1000,
+         reconnects.load(ordering: .relaxed))
+    }
+
     /// How full the input buffer is, 0 to 1.
     var bufferFill: Double {
         Double(ring.available) / Double(ring.capacity)
@@ -279,6 +295,10 @@ final class PlaybackSession: @unchecked Sendable {
                 if try finishPlayback(state: &state) { return .ended }
                 continue
             }
+            if state.rebufferingSince != nil, !refilled(decoder: decoder, state: &state) {
+                wake.wait(timeout: 0.05)
+                continue
+            }
 
             switch try decode(decoder, into: pcm, state: &state) {
             case .formatChanged:
@@ -306,8 +326,19 @@ final class PlaybackSession: @unchecked Sendable {
                 if try feed(decoder, buffer: inputBuffer, state: &state) { continue }
                 switch input.control.outcome(of: state.generation) {
                 case nil:
+                    // Starving: wake again before the sink's queue runs out, and pause it to
+                    // refill rather than let the sound server underflow again and again.
+                    var timeout = 0.5
+                    if let format = decoder.format, state.started, state.rebufferingSince == nil, sink.isRealTime, !isPaused {
+                        let spare = sink.latencyFrames - format.frames(forSeconds: Self.underrunThreshold)
+                        if spare <= 0 {
+                            beginRebuffer(state: &state)
+                            continue
+                        }
+                        timeout = min(timeout, max(0.005, format.seconds(forFrames: spare)))
+                    }
                     if !ring.announceConsumerWaiting(generation: state.generation) {
-                        wake.wait(timeout: 0.5)
+                        wake.wait(timeout: timeout)
                     }
                 case .finished?:
                     if ring.available(generation: state.generation) > 0 { continue }
@@ -361,6 +392,8 @@ final class PlaybackSession: @unchecked Sendable {
         var draining = false
         var failure: PlayerError?
         var recoveries = 0
+        /// When the sink ran dry and was paused to refill, during a rebuffer.
+        var rebufferingSince: ContinuousClock.Instant?
     }
 
     /// Damaged stretches survived in one track before the play fails.
@@ -520,6 +553,36 @@ final class PlaybackSession: @unchecked Sendable {
 
     private var hasPendingSeekOrStop: Bool {
         commands.withLock { $0.stopRequested || $0.seekTarget != nil }
+    }
+
+    /// The input ran dry while playing: pause the sink before it underflows, and refill.
+    private func beginRebuffer(state: inout DecodeState) {
+        state.rebufferingSince = .now
+        sink.pause()
+        setPhase(.buffering)
+        logger.debug("rebuffering", metadata: ["location": "\(location)"])
+    }
+
+    /// Whether a rebuffer is over: enough input is buffered to play on without flapping (the
+    /// refill mark is well above the mark that started it), or the input has ended. Ends it then.
+    private func refilled(decoder: any AudioDecoder, state: inout DecodeState) -> Bool {
+        guard let since = state.rebufferingSince else { return true }
+        let bytesPerSecond = decoder.bytesPerSecond ?? 16_000
+        let target = min(Int(configuration.rebufferRefill * Double(bytesPerSecond)), ring.capacity / 2)
+        guard ring.available(generation: state.generation) >= target
+                || input.control.outcome(of: state.generation) != nil
+                || commands.withLock({ $0.stopRequested || $0.seekTarget != nil }) else { return false }
+        let elapsed = ContinuousClock.now - since
+        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        rebuffers.add(1, ordering: .relaxed)
+        rebufferMilliseconds.add(Int(seconds * 1000), ordering: .relaxed)
+        state.rebufferingSince = nil
+        report(.rebuffered(seconds))
+        commands.withLock { commands in
+            if !commands.paused { sink.start() }
+        }
+        setPhase(.playing)
+        return true
     }
 
     private func startOutput(state: inout DecodeState) {

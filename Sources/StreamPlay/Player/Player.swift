@@ -156,6 +156,13 @@ public final class Player: Sendable {
     /// How full the input buffer is, from 0 (empty) to 1 (full).
     public var bufferedFraction: Double { current?.bufferFill ?? 0 }
 
+    /// How the current play has coped with the network so far.
+    public var statistics: PlaybackStatistics {
+        let session = current?.statistics ?? (rebuffers: 0, rebufferSeconds: 0, reconnects: 0)
+        return PlaybackStatistics(rebufferCount: session.rebuffers, rebufferSeconds: session.rebufferSeconds,
+                                  reconnectCount: session.reconnects, underflowCount: underflowCount)
+    }
+
     /// Times the sound server ran out of audio while playing (PulseAudio output only; 0 for the
     /// others), since the player's output was opened.
     public var underflowCount: Int {
@@ -219,6 +226,8 @@ public final class Player: Sendable {
             if core.withLock({ $0.sessionID == id }) { hub.send(.seeked(to: seconds)) }
         case .seekRefused(let error):
             if core.withLock({ $0.sessionID == id }) { hub.send(.seekRefused(error)) }
+        case .rebuffered(let seconds):
+            if core.withLock({ $0.sessionID == id }) { hub.send(.rebuffered(seconds: seconds)) }
         case .metadata(let metadata):
             guard core.withLock({ core in
                 guard core.sessionID == id else { return false }

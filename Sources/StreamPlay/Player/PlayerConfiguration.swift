@@ -12,6 +12,10 @@ public struct PlayerConfiguration: Sendable {
     public var prebuffer = 0.1
     /// Buffered audio, in seconds, the sound server aims to hold once playing.
     public var targetLatency = 0.2
+    /// After the input ran dry, seconds of audio (at the stream's bitrate) buffered again before
+    /// playback goes on: well above the point where it stopped, so that it does not stop and
+    /// start again every moment on a link slightly slower than the stream.
+    public var rebufferRefill = 2.0
     /// Seconds allowed for the TCP and TLS connection.
     public var connectTimeout = 10.0
     /// Seconds without a single byte (while the buffer wants more) before a transfer fails.

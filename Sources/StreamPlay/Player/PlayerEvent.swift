@@ -14,4 +14,7 @@ public enum PlayerEvent: Sendable, Equatable {
     case seekRefused(PlayerError)
     /// An internet radio stream announced what it plays now.
     case metadata(StreamMetadata)
+    /// The input ran dry while playing, playback paused to refill for this many seconds, and
+    /// goes on now (the state went to ``PlayerState/buffering`` and back).
+    case rebuffered(seconds: Double)
 }
