@@ -12,6 +12,7 @@ PACKAGES=(
   openssl                         # self-signed certificate for the HTTPS test server
   python3                         # small helper servers, free ports, binary test files
   icecast2                        # test internet-radio server (ICY metadata, live mounts)
+  ffmpeg                          # feeds the test Icecast mount (loops a track at real time)
   pkg-config ca-certificates
 )
 

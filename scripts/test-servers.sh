@@ -31,7 +31,9 @@
 #                               and access log together in DIR/icecast/log/icecast.log)
 #   STREAMPLAY_TEST_ICECAST_MOUNT  /radio.mp3           a live MP3 mount on it: MEDIA_DIR's
 #                               cbr-44k-stereo.mp3 (128 kbps CBR, 44.1 kHz, stereo, 30 s),
-#                               looped at real time by scripts/icecast-source.py; the title is
+#                               looped at real time by ffmpeg (-re -stream_loop -1 -c copy,
+#                               no ID3v2 tag or Xing/Info frame added: the stream is the file's
+#                               audio frames, loop after loop); the title is
 #                               "First Song" at start. A listener that sends "Icy-MetaData: 1"
 #                               gets "icy-metaint: 16000" and StreamTitle='...'; blocks (the
 #                               title at the first block, then only when it changes). Icecast
@@ -100,13 +102,12 @@ SINK=streamplay_test
 START_TIMEOUT=10         # seconds to wait for each server to come up
 BLACKHOLE_LIFETIME=3600  # seconds; the black hole exits by itself after this
 FAULTS_LIFETIME=3600     # seconds; the fault server exits by itself after this
-SOURCE_LIFETIME=3600     # seconds; the Icecast source client exits by itself after this
+SOURCE_LIFETIME=3600     # seconds; the Icecast source (ffmpeg) exits by itself after this
 ICECAST_MOUNT=/radio.mp3
 ICECAST_FILE=cbr-44k-stereo.mp3  # in the media directory
 ICECAST_TITLE="First Song"
 SELF=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/$(basename "${BASH_SOURCE[0]}")
 FAULT_SERVER=$(dirname "$SELF")/fault-server.py
-ICECAST_SOURCE=$(dirname "$SELF")/icecast-source.py
 
 usage() {
   echo "usage: $0 start DIR [--http-only] [--owner-pid PID] | $0 stop DIR" >&2
@@ -616,12 +617,42 @@ start_icecast() { # DIR PORT
 start_icecast_source() { # DIR PORT MEDIA SOURCE_PASSWORD ADMIN_PASSWORD
   local dir=$1 port=$2 media=$3 source_pw=$4 admin_pw=$5 ice="$1/icecast" pid answer deadline
   : >"$ice/source.log"
-  # Runs as the caller (it reads the media file); DIR is on its command line (--log). Both it
-  # and the shell append to the log (a traceback lands there too).
-  # shellcheck disable=SC2094
-  setsid python3 "$ICECAST_SOURCE" --url "http://127.0.0.1:$port$ICECAST_MOUNT" \
-    --password "$source_pw" --file "$media/$ICECAST_FILE" --lifetime "$SOURCE_LIFETIME" \
-    --log "$ice/source.log" </dev/null >>"$ice/source.log" 2>&1 &
+  # ffmpeg feeds the mount: the file in a loop at real time (-re), its frames copied as they
+  # are (-c copy). -id3v2_version 0 and -write_xing 0 keep the mp3 muxer from putting an ID3v2
+  # tag and a Xing/Info frame in front of the stream; the input's own Info frame and tags are
+  # not audio packets, so they are not sent either. ffmpeg does not reconnect, so a small loop
+  # starts it again ~1 s after it ended (after /admin/killsource, say). The loop runs as the
+  # caller (ffmpeg reads the media file) and has DIR on its command line (for stop); on TERM it
+  # stops its ffmpeg first. Both end at the lifetime: the loop by its deadline, each ffmpeg by
+  # -t (so an ffmpeg left behind by a killed loop ends too). ffmpeg's warnings and errors and
+  # the loop's events go to the log.
+  # shellcheck disable=SC2016  # $1.. belong to the inner bash
+  setsid bash -c '
+    dir=$1 deadline=$((SECONDS + $2)) file=$3 url=$4 child=""
+    say() { echo "$(date "+%Y-%m-%d %H:%M:%S") icecast-source: $*"; }
+    quit() {
+      say "stopping"
+      [[ -n $child ]] && kill -TERM "$child" 2>/dev/null && wait "$child"
+      exit 0
+    }
+    trap quit TERM INT
+    while ((SECONDS < deadline)); do
+      say "ffmpeg streams $file to ${url##*@} (for $((deadline - SECONDS)) s at most)"
+      ffmpeg -nostdin -hide_banner -loglevel warning -re -stream_loop -1 -i "$file" \
+        -t "$((deadline - SECONDS))" -map 0:a:0 -c copy -id3v2_version 0 -write_xing 0 \
+        -content_type audio/mpeg -ice_name "StreamPlay test" \
+        -ice_description "StreamPlay test radio" -f mp3 "$url" &
+      child=$!
+      wait "$child" && rc=0 || rc=$?
+      child=""
+      say "ffmpeg exited (status $rc)"
+      ((SECONDS < deadline)) || break
+      sleep 1 &
+      wait $!
+    done
+    say "lifetime over, exiting"
+  ' icecast-source "$dir" "$SOURCE_LIFETIME" "$media/$ICECAST_FILE" \
+    "icecast://source:$source_pw@127.0.0.1:$port$ICECAST_MOUNT" </dev/null >>"$ice/source.log" 2>&1 &
   pid=$!
   echo "$pid" >"$dir/icecast-source.pid"
   # Live once the admin interface lists the mount (asking the mount itself would count as a
@@ -630,7 +661,7 @@ start_icecast_source() { # DIR PORT MEDIA SOURCE_PASSWORD ADMIN_PASSWORD
   deadline=$((SECONDS + START_TIMEOUT))
   while ((SECONDS < deadline)); do
     if ! alive "$pid"; then
-      log "the Icecast source client exited during start"
+      log "the Icecast source (ffmpeg) exited during start"
       show_log "$ice/source.log"
       show_log "$ice/log/icecast.log"
       return 1
@@ -697,10 +728,9 @@ do_start() { # DIR [--http-only] [--owner-pid PID]
   done
   [[ -f $FAULT_SERVER ]] || { log "$FAULT_SERVER is missing"; exit 1; }
   if [[ $http_only -eq 0 ]]; then
-    for tool in pulseaudio pactl openssl icecast2; do
+    for tool in pulseaudio pactl openssl icecast2 ffmpeg; do
       command -v "$tool" >/dev/null || { log "$tool not found (run scripts/install-deps.sh)"; exit 1; }
     done
-    [[ -f $ICECAST_SOURCE ]] || { log "$ICECAST_SOURCE is missing"; exit 1; }
   fi
 
   media=${MEDIA_DIR:-$dir/media}

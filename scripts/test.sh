@@ -51,7 +51,8 @@ if [[ $status -eq 0 && ${STREAMPLAY_SANITIZERS:-1} == 1 && $# -eq 0 ]]; then
   for sanitizer in thread address; do
     echo "test.sh: the engine tests under the $sanitizer sanitizer"
     set +e
-    LSAN_OPTIONS="suppressions=$root/.ci/lsan-suppressions.txt" TSAN_OPTIONS="halt_on_error=1" \
+    LSAN_OPTIONS="suppressions=$root/.ci/lsan-suppressions.txt" \
+      TSAN_OPTIONS="halt_on_error=1 suppressions=$root/.ci/tsan-suppressions.txt" \
       swift test --no-parallel --sanitize="$sanitizer" --scratch-path ".build-$sanitizer" --skip CommandLineTests
     status=$?
     set -e

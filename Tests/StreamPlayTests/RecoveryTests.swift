@@ -87,13 +87,13 @@ struct RecoveryTests {
         let fresh = "\(try TestEnvironment.value("STREAMPLAY_TEST_FAULTS"))/plain/cbr-44k-mono.mp3?fresh-\(UUID().uuidString.prefix(8))"
         let asked = Mutex<[String]>([])
         let (final, samples) = try await Self.play(path, urlRefresher: { expired in
-            asked.withLock { $0.append(expired) }
+            asked.withEngineLock { $0.append(expired) }
             return fresh
         })
         #expect(final == .ended)
         #expect(samples == reference.samples)
-        #expect(asked.withLock { $0.count } == 1)
-        #expect(asked.withLock { $0.first?.hasSuffix(path) } == true)
+        #expect(asked.withEngineLock { $0.count } == 1)
+        #expect(asked.withEngineLock { $0.first?.hasSuffix(path) } == true)
         let freshPath = String(fresh.dropFirst(try TestEnvironment.value("STREAMPLAY_TEST_FAULTS").count))
         #expect(try Self.requests(freshPath).first?.range == "bytes=40000-")
     }

@@ -44,7 +44,7 @@ public final class ByteRing: @unchecked Sendable {
 
     /// Installs the function that wakes the producer when space frees up.
     func setProducerWaker(_ waker: (@Sendable () -> Void)?) {
-        wakeProducer.withLock { $0 = waker }
+        wakeProducer.withEngineLock { $0 = waker }
     }
 
     /// Empties the ring and forgets its generations, for a new producer.
@@ -186,7 +186,7 @@ public final class ByteRing: @unchecked Sendable {
         let needed = producerNeeds.load(ordering: .sequentiallyConsistent)
         if needed > 0, capacity - (written.load(ordering: .acquiring) - newTail) >= needed {
             producerNeeds.store(0, ordering: .relaxed)
-            wakeProducer.withLock { $0 }?()
+            wakeProducer.withEngineLock { $0 }?()
         }
     }
 }

@@ -222,15 +222,15 @@ final class CurlInputSource: InputSource, @unchecked Sendable {
         let expired = currentURL
         Task {
             let fresh = try? await refresh(expired)
-            result.withLock { $0 = fresh }
+            result.withEngineLock { $0 = fresh }
             done.signal()
         }
         // Bounded, and cut short by a stop.
         let deadline = ContinuousClock.now + .seconds(configuration.connectTimeout)
-        while result.withLock({ $0 }) == nil, !control.stopRequested, ContinuousClock.now < deadline {
+        while result.withEngineLock({ $0 }) == nil, !control.stopRequested, ContinuousClock.now < deadline {
             done.wait(timeout: 0.1)
         }
-        return result.withLock { $0 }
+        return result.withEngineLock { $0 }
     }
 
     private func ending(for code: CURLcode, transfer: CurlTransfer) -> Ending {

@@ -27,22 +27,22 @@ final class InputControl: Sendable {
     // MARK: Decoder side
 
     func requestRestart(_ restart: Restart) {
-        state.withLock {
+        state.withEngineLock {
             $0.pendingRestart = restart
             $0.outcome = nil
         }
     }
 
     func requestStop() {
-        state.withLock { $0.stopRequested = true }
+        state.withEngineLock { $0.stopRequested = true }
     }
 
     /// Response facts, once the first response arrived.
-    var info: InputInfo? { state.withLock { $0.info } }
+    var info: InputInfo? { state.withEngineLock { $0.info } }
 
     /// How `generation` ended, or `nil` while it is still running.
     func outcome(of generation: Int) -> InputOutcome? {
-        state.withLock { state in
+        state.withEngineLock { state in
             guard let outcome = state.outcome, outcome.generation == generation else { return nil }
             return outcome.outcome
         }
@@ -50,22 +50,22 @@ final class InputControl: Sendable {
 
     // MARK: Input side
 
-    var stopRequested: Bool { state.withLock { $0.stopRequested } }
+    var stopRequested: Bool { state.withEngineLock { $0.stopRequested } }
 
     func takeRestart() -> Restart? {
-        state.withLock { state in
+        state.withEngineLock { state in
             defer { state.pendingRestart = nil }
             return state.pendingRestart
         }
     }
 
     func publish(info: InputInfo) {
-        state.withLock { $0.info = info }
+        state.withEngineLock { $0.info = info }
         notifyDecoder()
     }
 
     func finish(generation: Int, with outcome: InputOutcome) {
-        state.withLock { $0.outcome = (generation, outcome) }
+        state.withEngineLock { $0.outcome = (generation, outcome) }
         notifyDecoder()
     }
 }

@@ -16,9 +16,9 @@ final class EventHub: Sendable {
         let (stream, continuation) = AsyncStream<PlayerEvent>.makeStream(bufferingPolicy: .bufferingNewest(1024))
         let id = UUID()
         continuation.onTermination = { [weak self] _ in
-            self?.continuations.withLock { _ = $0.removeValue(forKey: id) }
+            self?.continuations.withEngineLock { _ = $0.removeValue(forKey: id) }
         }
-        continuations.withLock { continuations in
+        continuations.withEngineLock { continuations in
             continuations[id] = continuation
             continuation.yield(initial())
         }
@@ -26,13 +26,13 @@ final class EventHub: Sendable {
     }
 
     func send(_ event: PlayerEvent) {
-        continuations.withLock { continuations in
+        continuations.withEngineLock { continuations in
             for continuation in continuations.values { continuation.yield(event) }
         }
     }
 
     func finishAll() {
-        let all = continuations.withLock { continuations in
+        let all = continuations.withEngineLock { continuations in
             defer { continuations.removeAll() }
             return Array(continuations.values)
         }

@@ -106,7 +106,7 @@ final class PlaybackSession: @unchecked Sendable {
         case .remote(let url):
             guard let kind = PlaylistParser.kind(of: url) else { return [location] }
             let data = try ResourceFetcher.fetch(url, configuration: configuration) { [self] in
-                commands.withLock { $0.stopRequested }
+                commands.withEngineLock { $0.stopRequested }
             }
             text = String(decoding: data, as: UTF8.self)
             base = url
@@ -140,7 +140,7 @@ final class PlaybackSession: @unchecked Sendable {
 
     /// Pauses or resumes. The sink reacts at once; the decoder thread learns on its next turn.
     func setPaused(_ paused: Bool) {
-        commands.withLock { commands in
+        commands.withEngineLock { commands in
             guard commands.paused != paused, !commands.phase.isFinal else { return }
             commands.paused = paused
             if paused {
@@ -162,7 +162,7 @@ final class PlaybackSession: @unchecked Sendable {
             report(.seekRefused(.seekNotSupported(reason: "\(location) is a live stream")))
             return true
         }
-        let accepted = commands.withLock { commands -> Bool in
+        let accepted = commands.withEngineLock { commands -> Bool in
             guard commands.phase != .ended else { return false }
             guard !commands.phase.isFinal else { return true }
             commands.seekTarget = max(seconds, 0)
@@ -178,7 +178,7 @@ final class PlaybackSession: @unchecked Sendable {
 
     /// Ends the play and waits for the engine threads to finish.
     func stop() {
-        commands.withLock { $0.stopRequested = true }
+        commands.withEngineLock { $0.stopRequested = true }
         sink.interrupt()
         wake.signal()
         thread?.join()
@@ -187,7 +187,7 @@ final class PlaybackSession: @unchecked Sendable {
     /// Seconds heard so far: frames handed to the sink minus those still queued in it.
     /// While a seek is pending, its target.
     var position: Double? {
-        if let target = commands.withLock({ $0.shownSeekTarget }) { return target }
+        if let target = commands.withEngineLock({ $0.shownSeekTarget }) { return target }
         let rate = sampleRate.load(ordering: .acquiring)
         guard rate > 0 else { return startTime > 0 ? startTime : nil }
         let base = baseFrame.load(ordering: .acquiring)
@@ -210,7 +210,7 @@ final class PlaybackSession: @unchecked Sendable {
     // MARK: Decoder thread
 
     private func setPhase(_ phase: PlayerState) {
-        commands.withLock { commands in
+        commands.withEngineLock { commands in
             guard commands.phase != phase else { return }
             commands.phase = phase
             if commands.paused, !phase.isFinal { return }
@@ -218,7 +218,7 @@ final class PlaybackSession: @unchecked Sendable {
         }
     }
 
-    private var isPaused: Bool { commands.withLock { $0.paused } }
+    private var isPaused: Bool { commands.withEngineLock { $0.paused } }
 
     private func run() {
         let result = Result { () throws(PlayerError) -> PlayerState in
@@ -232,7 +232,7 @@ final class PlaybackSession: @unchecked Sendable {
                     // A playlist entry that does not play before any audio was heard: try the next.
                     input.stop()
                     lastError = error
-                    if framesWritten.load(ordering: .relaxed) > 0 || commands.withLock({ $0.stopRequested }) { throw error }
+                    if framesWritten.load(ordering: .relaxed) > 0 || commands.withEngineLock({ $0.stopRequested }) { throw error }
                     ring.reset()
                 }
             }
@@ -246,7 +246,7 @@ final class PlaybackSession: @unchecked Sendable {
                 sink.flush()
             }
             setPhase(final)
-        case .failure where commands.withLock({ $0.stopRequested }):
+        case .failure where commands.withEngineLock({ $0.stopRequested }):
             // Whatever failed while stopping (an interrupted connection) is part of the stop.
             sink.flush()
             setPhase(.idle)
@@ -271,7 +271,7 @@ final class PlaybackSession: @unchecked Sendable {
 
         while true {
             sink.clearInterrupt()
-            let (stop, seek, paused) = commands.withLock { commands in
+            let (stop, seek, paused) = commands.withEngineLock { commands in
                 defer { commands.seekTarget = nil }
                 return (commands.stopRequested, commands.seekTarget, commands.paused)
             }
@@ -552,7 +552,7 @@ final class PlaybackSession: @unchecked Sendable {
     }
 
     private var hasPendingSeekOrStop: Bool {
-        commands.withLock { $0.stopRequested || $0.seekTarget != nil }
+        commands.withEngineLock { $0.stopRequested || $0.seekTarget != nil }
     }
 
     /// The input ran dry while playing: pause the sink before it underflows, and refill.
@@ -571,14 +571,14 @@ final class PlaybackSession: @unchecked Sendable {
         let target = min(Int(configuration.rebufferRefill * Double(bytesPerSecond)), ring.capacity / 2)
         guard ring.available(generation: state.generation) >= target
                 || input.control.outcome(of: state.generation) != nil
-                || commands.withLock({ $0.stopRequested || $0.seekTarget != nil }) else { return false }
+                || commands.withEngineLock({ $0.stopRequested || $0.seekTarget != nil }) else { return false }
         let elapsed = ContinuousClock.now - since
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
         rebuffers.add(1, ordering: .relaxed)
         rebufferMilliseconds.add(Int(seconds * 1000), ordering: .relaxed)
         state.rebufferingSince = nil
         report(.rebuffered(seconds))
-        commands.withLock { commands in
+        commands.withEngineLock { commands in
             if !commands.paused { sink.start() }
         }
         setPhase(.playing)
@@ -588,7 +588,7 @@ final class PlaybackSession: @unchecked Sendable {
     private func startOutput(state: inout DecodeState) {
         state.started = true
         report(.bufferingProgress(1))
-        commands.withLock { commands in
+        commands.withEngineLock { commands in
             if !commands.paused { sink.start() }
         }
         setPhase(.playing)
@@ -611,7 +611,7 @@ final class PlaybackSession: @unchecked Sendable {
                              state: inout DecodeState) throws(PlayerError) {
         state.pendingSeek = nil
         defer {
-            commands.withLock { if $0.seekTarget == nil { $0.shownSeekTarget = nil } }
+            commands.withEngineLock { if $0.seekTarget == nil { $0.shownSeekTarget = nil } }
         }
         if input.control.info?.isEndless == true {
             report(.seekRefused(.seekNotSupported(reason: "\(location) is a live stream")))
@@ -630,6 +630,14 @@ final class PlaybackSession: @unchecked Sendable {
             return
         }
         sink.flush()
+        if let since = state.rebufferingSince {
+            // A seek ends a rebuffer: output starts again once the new position is prebuffered.
+            let elapsed = ContinuousClock.now - since
+            rebuffers.add(1, ordering: .relaxed)
+            rebufferMilliseconds.add(Int(elapsed.components.seconds * 1000 + elapsed.components.attoseconds / 1_000_000_000_000_000),
+                                     ordering: .relaxed)
+            state.rebufferingSince = nil
+        }
         baseFrame.store(landed, ordering: .releasing)
         framesWritten.store(0, ordering: .releasing)
         state.rebase = true

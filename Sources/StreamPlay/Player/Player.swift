@@ -52,15 +52,15 @@ public final class Player: Sendable {
     ///   at the same byte.
     public func play(_ location: MediaLocation, startingAt startTime: Double = 0, length: Double? = nil,
                      urlRefresher: (@Sendable (String) async throws -> String)? = nil) {
-        let previous = core.withLock { core -> PlaybackSession? in
+        let previous = core.withEngineLock { core -> PlaybackSession? in
             defer { core.session = nil }
             return core.session
         }
         if let previous {
             previous.stop()
-            (core.withLock { $0.sink } as? PulseAudioSink)?.closeStream()
+            (core.withEngineLock { $0.sink } as? PulseAudioSink)?.closeStream()
         }
-        let (sink, id) = core.withLock { core -> (any AudioSink, Int) in
+        let (sink, id) = core.withEngineLock { core -> (any AudioSink, Int) in
             let sink = core.sink ?? configuration.output.makeSink(configuration: configuration)
             core.sink = sink
             core.sessionID += 1
@@ -74,7 +74,7 @@ public final class Player: Sendable {
                                       configuration: configuration, urlRefresher: urlRefresher) { [weak self] report in
             self?.receive(report, from: id)
         }
-        core.withLock { $0.session = session }
+        core.withEngineLock { $0.session = session }
         update(state: .connecting, sessionID: id)
         session.start()
     }
@@ -112,7 +112,7 @@ public final class Player: Sendable {
 
     /// Stops the session and closes the sink. Returns the session id that later reports use.
     private func releaseEngine(nextSession: Bool) -> Int {
-        let (session, sink, id) = core.withLock { core in
+        let (session, sink, id) = core.withEngineLock { core in
             defer {
                 core.session = nil
                 core.sink = nil
@@ -138,20 +138,20 @@ public final class Player: Sendable {
     // MARK: State
 
     /// The state of the current play.
-    public var state: PlayerState { core.withLock { $0.state } }
+    public var state: PlayerState { core.withEngineLock { $0.state } }
 
     /// Seconds into the track of the audio being heard now (not merely decoded): frames handed to
     /// the sink minus the sink's latency. `nil` before the format is known.
     public var position: Double? { current?.position }
 
     /// The track's length in seconds, when known.
-    public var duration: Double? { core.withLock { $0.duration } }
+    public var duration: Double? { core.withEngineLock { $0.duration } }
 
     /// What an internet radio stream last announced (ICY title and URL), if anything.
-    public var metadata: StreamMetadata? { core.withLock { $0.metadata } }
+    public var metadata: StreamMetadata? { core.withEngineLock { $0.metadata } }
 
     /// The PCM format of the track, once decoding began.
-    public var format: AudioFormat? { core.withLock { $0.format } }
+    public var format: AudioFormat? { core.withEngineLock { $0.format } }
 
     /// How full the input buffer is, from 0 (empty) to 1 (full).
     public var bufferedFraction: Double { current?.bufferFill ?? 0 }
@@ -166,16 +166,16 @@ public final class Player: Sendable {
     /// Times the sound server ran out of audio while playing (PulseAudio output only; 0 for the
     /// others), since the player's output was opened.
     public var underflowCount: Int {
-        (core.withLock { $0.sink } as? PulseAudioSink)?.underflowCount ?? 0
+        (core.withEngineLock { $0.sink } as? PulseAudioSink)?.underflowCount ?? 0
     }
 
     /// Output volume from 0 (silent) to 1 (unchanged). Applied by the sound server for
     /// PulseAudio, to the samples for the WAV output; the null output ignores it.
     public var volume: Double {
-        get { core.withLock { $0.volume } }
+        get { core.withEngineLock { $0.volume } }
         set {
             let volume = max(newValue, 0)
-            let sink = core.withLock { core in
+            let sink = core.withEngineLock { core in
                 core.volume = volume
                 return core.sink
             }
@@ -200,36 +200,36 @@ public final class Player: Sendable {
 
     // MARK: Reports from the session
 
-    private var current: PlaybackSession? { core.withLock { $0.session } }
+    private var current: PlaybackSession? { core.withEngineLock { $0.session } }
 
     private func receive(_ report: PlaybackSession.Report, from id: Int) {
         switch report {
         case .state(let state):
             update(state: state, sessionID: id)
         case .format(let format):
-            guard core.withLock({ core in
+            guard core.withEngineLock({ core in
                 guard core.sessionID == id else { return false }
                 core.format = format
                 return true
             }) else { return }
             hub.send(.formatKnown(format))
         case .duration(let seconds):
-            guard core.withLock({ core in
+            guard core.withEngineLock({ core in
                 guard core.sessionID == id else { return false }
                 core.duration = seconds
                 return true
             }) else { return }
             hub.send(.durationKnown(seconds))
         case .bufferingProgress(let fraction):
-            if core.withLock({ $0.sessionID == id }) { hub.send(.bufferingProgress(fraction)) }
+            if core.withEngineLock({ $0.sessionID == id }) { hub.send(.bufferingProgress(fraction)) }
         case .seeked(let seconds):
-            if core.withLock({ $0.sessionID == id }) { hub.send(.seeked(to: seconds)) }
+            if core.withEngineLock({ $0.sessionID == id }) { hub.send(.seeked(to: seconds)) }
         case .seekRefused(let error):
-            if core.withLock({ $0.sessionID == id }) { hub.send(.seekRefused(error)) }
+            if core.withEngineLock({ $0.sessionID == id }) { hub.send(.seekRefused(error)) }
         case .rebuffered(let seconds):
-            if core.withLock({ $0.sessionID == id }) { hub.send(.rebuffered(seconds: seconds)) }
+            if core.withEngineLock({ $0.sessionID == id }) { hub.send(.rebuffered(seconds: seconds)) }
         case .metadata(let metadata):
-            guard core.withLock({ core in
+            guard core.withEngineLock({ core in
                 guard core.sessionID == id else { return false }
                 core.metadata = metadata
                 return true
@@ -239,7 +239,7 @@ public final class Player: Sendable {
     }
 
     private func update(state: PlayerState, sessionID id: Int) {
-        let changed = core.withLock { core in
+        let changed = core.withEngineLock { core in
             guard core.sessionID == id, core.state != state else { return false }
             core.state = state
             return true

@@ -21,18 +21,18 @@ final class PacedMemorySink: AudioSink, @unchecked Sendable {
         self.lead = lead
     }
 
-    var samples: [Int16] { state.withLock { $0.samples } }
+    var samples: [Int16] { state.withEngineLock { $0.samples } }
     var isRealTime: Bool { false }
     var queueCapacityFrames: Int { .max }
     var latencyFrames: Int { 0 }
 
     func open(format: AudioFormat) throws(PlayerError) {
-        state.withLock { $0.format = format }
+        state.withEngineLock { $0.format = format }
     }
 
     func write(_ pcm: UnsafeRawBufferPointer) throws(PlayerError) -> Int {
         while !interrupted.load(ordering: .relaxed) {
-            let wait: Double = state.withLock { state in
+            let wait: Double = state.withEngineLock { state in
                 guard let format = state.format else { return 0 }
                 let start = state.started ?? .now
                 state.started = start
@@ -45,7 +45,7 @@ final class PacedMemorySink: AudioSink, @unchecked Sendable {
             Thread.sleep(forTimeInterval: min(wait, 0.01))
         }
         if interrupted.load(ordering: .relaxed) { return 0 }
-        state.withLock { state in
+        state.withEngineLock { state in
             state.samples.append(contentsOf: pcm.bindMemory(to: Int16.self))
             state.framesAccepted += pcm.count / (state.format?.bytesPerFrame ?? 4)
         }

@@ -47,11 +47,11 @@ final class EventLog: Sendable {
         let stream = player.events
         let storage = self.storage
         task = Task {
-            for await event in stream { storage.events.withLock { $0.append(event) } }
+            for await event in stream { storage.events.withEngineLock { $0.append(event) } }
         }
     }
 
-    var all: [PlayerEvent] { storage.events.withLock { $0 } }
+    var all: [PlayerEvent] { storage.events.withEngineLock { $0 } }
 
     var states: [PlayerState] {
         all.compactMap { if case .stateChanged(let state) = $0 { state } else { nil } }
