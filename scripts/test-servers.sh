@@ -621,7 +621,7 @@ start_icecast_source() { # DIR PORT MEDIA SOURCE_PASSWORD ADMIN_PASSWORD
   # are (-c copy). -id3v2_version 0 and -write_xing 0 keep the mp3 muxer from putting an ID3v2
   # tag and a Xing/Info frame in front of the stream; the input's own Info frame and tags are
   # not audio packets, so they are not sent either. ffmpeg does not reconnect, so a small loop
-  # starts it again ~1 s after it ended (after /admin/killsource, say). The loop runs as the
+  # starts it again 0.5 s after it ended (after /admin/killsource, say). The loop runs as the
   # caller (ffmpeg reads the media file) and has DIR on its command line (for stop); on TERM it
   # stops its ffmpeg first. Both end at the lifetime: the loop by its deadline, each ffmpeg by
   # -t (so an ffmpeg left behind by a killed loop ends too). ffmpeg's warnings and errors and
@@ -647,7 +647,7 @@ start_icecast_source() { # DIR PORT MEDIA SOURCE_PASSWORD ADMIN_PASSWORD
       child=""
       say "ffmpeg exited (status $rc)"
       ((SECONDS < deadline)) || break
-      sleep 1 &
+      sleep 0.5 &
       wait $!
     done
     say "lifetime over, exiting"
