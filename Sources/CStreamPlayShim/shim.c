@@ -2,6 +2,16 @@
 #include <pthread.h>
 #include "CStreamPlayShim.h"
 
+static __thread int engine_thread;
+
+void sp_mark_engine_thread(void) {
+    engine_thread = 1;
+}
+
+int sp_is_engine_thread(void) {
+    return engine_thread;
+}
+
 void sp_set_thread_name(const char *name) {
     pthread_setname_np(pthread_self(), name);
 }
@@ -10,10 +20,6 @@ const int sp_curl_pause_continue = CURLPAUSE_CONT;
 const size_t sp_curl_writefunc_pause = CURL_WRITEFUNC_PAUSE;
 
 CURLcode sp_curl_setopt_long(CURL *handle, CURLoption option, long value) {
-    return curl_easy_setopt(handle, option, value);
-}
-
-CURLcode sp_curl_setopt_offset(CURL *handle, CURLoption option, curl_off_t value) {
     return curl_easy_setopt(handle, option, value);
 }
 
@@ -39,8 +45,4 @@ CURLcode sp_curl_getinfo_offset(CURL *handle, CURLINFO info, curl_off_t *value) 
 
 CURLcode sp_curl_getinfo_string(CURL *handle, CURLINFO info, const char **value) {
     return curl_easy_getinfo(handle, info, value);
-}
-
-CURLMcode sp_curl_multi_setopt_long(CURLM *multi, CURLMoption option, long value) {
-    return curl_multi_setopt(multi, option, value);
 }

@@ -45,7 +45,7 @@ struct StreamPlayCommand: AsyncParsableCommand {
 
     func validate() throws {
         guard !inputs.isEmpty else { throw ValidationError("Give at least one URL or path.") }
-        guard volume >= 0 else { throw ValidationError("--volume must be 0 or more.") }
+        guard volume.isFinite, (0...1600).contains(volume) else { throw ValidationError("--volume must be from 0 to 1600.") }
         if let length, length.seconds <= 0 { throw ValidationError("--length must be more than 0.") }
     }
 

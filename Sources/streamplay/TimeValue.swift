@@ -8,7 +8,8 @@ struct TimeValue: ExpressibleByArgument, Equatable {
         let parts = argument.split(separator: ":", omittingEmptySubsequences: false)
         switch parts.count {
         case 1:
-            guard let value = Double(parts[0]), value >= 0, value.isFinite else { return nil }
+            // At most a day: anything longer is a typo, not a position in a track.
+            guard let value = Double(parts[0]), value >= 0, value.isFinite, value <= 86_400 else { return nil }
             seconds = value
         case 2:
             guard let minutes = Int(parts[0]), minutes >= 0, let rest = Double(parts[1]), rest >= 0, rest < 60 else { return nil }

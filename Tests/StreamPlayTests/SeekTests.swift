@@ -77,6 +77,19 @@ struct SeekTests {
                 "no Range request in \(requests)")
     }
 
+    @Test("a file with a big ID3v2 tag seeks to the sample too")
+    func taggedFile() async throws {
+        let reference = try ReferenceAudio("id3-big.mp3")
+        let (configuration, path) = wavConfiguration()
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let player = Player(configuration: configuration)
+        player.play("\(try TestEnvironment.http())/id3-big.mp3", startingAt: 3.25)
+        #expect(try await player.finish(within: 30) == .ended)
+        player.stop()
+        let output = try PCM.wavSamples(path: path).samples
+        #expect(output == Array(reference.samples[(Int(3.25 * 44100) * 2)...]))
+    }
+
     @Test("forward and back while playing: audio jumps to the frame, the server sees Range requests")
     func whilePlaying() async throws {
         let file = "cbr-44k-stereo.mp3"

@@ -8,7 +8,6 @@ typedef int (*sp_curl_xferinfo_callback)(void *context, curl_off_t dltotal, curl
                                          curl_off_t ultotal, curl_off_t ulnow);
 
 CURLcode sp_curl_setopt_long(CURL *handle, CURLoption option, long value);
-CURLcode sp_curl_setopt_offset(CURL *handle, CURLoption option, curl_off_t value);
 CURLcode sp_curl_setopt_pointer(CURL *handle, CURLoption option, const void *value);
 CURLcode sp_curl_setopt_data_callback(CURL *handle, CURLoption option, sp_curl_data_callback callback);
 CURLcode sp_curl_setopt_xferinfo_callback(CURL *handle, sp_curl_xferinfo_callback callback);
@@ -17,7 +16,10 @@ CURLcode sp_curl_getinfo_long(CURL *handle, CURLINFO info, long *value);
 CURLcode sp_curl_getinfo_offset(CURL *handle, CURLINFO info, curl_off_t *value);
 CURLcode sp_curl_getinfo_string(CURL *handle, CURLINFO info, const char **value);
 
-CURLMcode sp_curl_multi_setopt_long(CURLM *multi, CURLMoption option, long value);
+
+/// Marks the calling thread as an engine thread, and asks whether it is one.
+void sp_mark_engine_thread(void);
+int sp_is_engine_thread(void);
 
 /// Names the calling thread (pthread_setname_np needs _GNU_SOURCE, which Swift does not set).
 void sp_set_thread_name(const char *name);

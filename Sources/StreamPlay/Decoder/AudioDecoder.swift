@@ -39,10 +39,10 @@ protocol AudioDecoder: AnyObject {
     func seek(toFrame frame: Int) throws(PlayerError) -> (frame: Int, inputOffset: Int)?
     /// The input byte offset the decoder has reached, counted from the start of the resource.
     var inputPosition: Int { get }
-    /// Drops the state of a stream that turned out damaged, so that decoding resumes at the
-    /// next good frame of the bytes fed from now on.
+    /// Starts decoding afresh with the bytes fed from now on, at the next good frame: after a
+    /// damaged stretch, or past a tag skipped outside the decoder.
     /// - Parameters:
     ///   - byteOffset: where in the resource the next bytes fed come from.
     ///   - frame: the frame of the track the next audio stands for.
-    func restartAfterDamage(resumingAt byteOffset: Int, frame: Int) throws(PlayerError)
+    func restart(atByte byteOffset: Int, frame: Int) throws(PlayerError)
 }

@@ -21,6 +21,8 @@ final class MPG123Decoder: AudioDecoder {
     private var frameOrigin = 0
     /// Frames between two entries of the seek index made for constant-bitrate streams.
     private static let seekIndexStep = 8
+    /// Entries of that index at most (a 10-hour CBR track still gets every 8th frame).
+    private static let seekIndexEntries = 200_000
 
     /// libmpg123 before API 46 needs one mpg123_init per process; later it is a no-op.
     private static let initialized: Bool = mpg123_init() == MPG123_OK.rawValue
@@ -144,7 +146,9 @@ final class MPG123Decoder: AudioDecoder {
     /// exact: mpg123 starts at an indexed frame, decodes the frames in between for the bit
     /// reservoir, and drops samples up to the target.
     private func installConstantBitrateIndex() {
-        guard !seekIndexInstalled, byteOrigin == 0, let inputLength else { return }
+        // Only while this handle started at the track's first frame (after a tag skipped outside
+        // mpg123, its byte counts start after the tag; after damage, its frame numbers are off).
+        guard !seekIndexInstalled, frameOrigin == 0, let inputLength else { return }
         var info = mpg123_frameinfo2()
         guard mpg123_info2(handle, &info) == MPG123_OK.rawValue, info.vbr == Int32(MPG123_CBR.rawValue),
               info.bitrate > 0, info.rate > 0 else { return }
@@ -159,9 +163,10 @@ final class MPG123Decoder: AudioDecoder {
         default: 144_000
         }
         let meanFrameSize = coefficient * Double(info.bitrate) / Double(info.rate)
-        let frames = Int((Double(inputLength) - first) / meanFrameSize)
+        let frames = Int((Double(inputLength - byteOrigin) - first) / meanFrameSize)
         guard frames > 0 else { return }
-        let step = Self.seekIndexStep
+        // The length comes from the server: keep the index small whatever it claims.
+        let step = max(Self.seekIndexStep, frames / Self.seekIndexEntries + 1)
         var index: [off_t] = [off_t(first)]
         for entry in 1...max(frames / step, 1) {
             let estimate = first + (Double(entry * step) * meanFrameSize).rounded(.down)
@@ -170,7 +175,7 @@ final class MPG123Decoder: AudioDecoder {
         seekIndexInstalled = mpg123_set_index(handle, &index, off_t(step), index.count) == MPG123_OK.rawValue
     }
 
-    func restartAfterDamage(resumingAt byteOffset: Int, frame: Int) throws(PlayerError) {
+    func restart(atByte byteOffset: Int, frame: Int) throws(PlayerError) {
         try reopen(byteOrigin: byteOffset, frameOrigin: frame)
     }
 

@@ -66,7 +66,8 @@ public final class ByteRing: @unchecked Sendable {
     /// Starts a new generation: every byte written before this call is discarded by the consumer.
     func beginGeneration(_ generation: Int) {
         generationStart.store(written.load(ordering: .relaxed), ordering: .releasing)
-        currentGeneration.store(generation, ordering: .releasing)
+        // Sequentially consistent, paired with `consumerWaiting`, like the byte counter.
+        currentGeneration.store(generation, ordering: .sequentiallyConsistent)
         signalConsumerIfWaiting()
     }
 

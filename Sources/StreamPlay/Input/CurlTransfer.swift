@@ -122,7 +122,12 @@ final class CurlTransfer {
             total = contentRangeTotal
         } else if length >= 0 {
             // A 200 answer carries the whole resource; a 206 without a total only the rest.
-            total = statusCode == 206 ? offset + length : length
+            if statusCode == 206 {
+                let (sum, overflow) = offset.addingReportingOverflow(length)
+                total = overflow ? nil : sum
+            } else {
+                total = length
+            }
         }
         return InputInfo(contentType: contentType, totalLength: total, supportsRanges: acceptsRanges || statusCode == 206,
                          metadataInterval: metadataInterval)
@@ -159,7 +164,10 @@ final class CurlTransfer {
             if body.isEmpty { return bytes.count }
         }
         if demuxer != nil {
-            return receiveICY(body, whole: bytes.count)
+            let consumed = receiveICY(body, whole: bytes.count)
+            // As below: a paused chunk comes again whole, skipped prefix included.
+            if consumed == sp_curl_writefunc_pause { prefixToSkip += bytes.count - body.count }
+            return consumed
         }
         guard ring.write(body) else {
             pausedChunk = body.count

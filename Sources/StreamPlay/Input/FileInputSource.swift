@@ -47,7 +47,8 @@ final class FileInputSource: InputSource, @unchecked Sendable {
             if let restart = control.takeRestart() {
                 ring.beginGeneration(restart.generation)
                 if descriptor < 0 {
-                    descriptor = open(path, O_RDONLY | O_CLOEXEC)
+                    // O_NONBLOCK: opening a FIFO must not block the thread (and with it stop()).
+                    descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
                     if descriptor < 0 {
                         let code = errno
                         let error: PlayerError = code == ENOENT || code == ENOTDIR
@@ -57,11 +58,12 @@ final class FileInputSource: InputSource, @unchecked Sendable {
                         continue
                     }
                     var status = stat()
-                    if fstat(descriptor, &status) == 0, (status.st_mode & S_IFMT) == S_IFDIR {
+                    if fstat(descriptor, &status) != 0 || (status.st_mode & S_IFMT) != S_IFREG {
+                        let reason = (status.st_mode & S_IFMT) == S_IFDIR ? "is a directory" : "is not a regular file"
                         close(descriptor)
                         descriptor = -1
                         control.finish(generation: restart.generation,
-                                       with: .failed(.fileUnreadable(path: path, reason: "is a directory")))
+                                       with: .failed(.fileUnreadable(path: path, reason: reason)))
                         continue
                     }
                     let size = fstat(descriptor, &status) == 0 && (status.st_mode & S_IFMT) == S_IFREG ? Int(status.st_size) : nil

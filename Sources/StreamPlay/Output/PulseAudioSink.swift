@@ -17,8 +17,13 @@ public final class PulseAudioSink: AudioSink, @unchecked Sendable {
     /// Seconds queued before the server starts (or restarts after an underflow) playing.
     private let prebuffer: Double
 
-    // Guarded by the mainloop lock once `mainloop` exists.
-    private var mainloop: OpaquePointer?
+    /// Made with the sink and freed with it, so that control calls from any thread can always
+    /// take its lock; its thread runs between the first connection and ``close()``.
+    private let mainloop: OpaquePointer
+    /// Whether the mainloop's thread runs. Touched by the decoder thread and by ``close()``,
+    /// which the player calls only after the decoder thread has ended.
+    private var running = false
+    // Guarded by the mainloop lock.
     private var context: OpaquePointer?
     private var stream: OpaquePointer?
     private var format: AudioFormat?
@@ -43,10 +48,15 @@ public final class PulseAudioSink: AudioSink, @unchecked Sendable {
         self.applicationName = applicationName
         self.targetLatency = targetLatency
         self.prebuffer = min(prebuffer, targetLatency / 2)
+        guard let loop = pa_threaded_mainloop_new() else {
+            fatalError("pa_threaded_mainloop_new failed: out of memory")
+        }
+        mainloop = loop
     }
 
     deinit {
-        disconnect()
+        close()
+        pa_threaded_mainloop_free(mainloop)
     }
 
     /// Always `true`: PulseAudio plays in real time.
@@ -58,7 +68,6 @@ public final class PulseAudioSink: AudioSink, @unchecked Sendable {
     /// Connects to the server if needed, and makes a corked stream for `format`.
     public func open(format: AudioFormat) throws(PlayerError) {
         try connectIfNeeded()
-        guard let mainloop else { return }
         pa_threaded_mainloop_lock(mainloop)
         defer { pa_threaded_mainloop_unlock(mainloop) }
         if let stream, self.format == format, pa_stream_get_state(stream) == PA_STREAM_READY {
@@ -70,7 +79,7 @@ public final class PulseAudioSink: AudioSink, @unchecked Sendable {
 
     /// Writes `pcm`, waiting on the server's requests for more while its buffer is full.
     public func write(_ pcm: UnsafeRawBufferPointer) throws(PlayerError) -> Int {
-        guard let mainloop, let base = pcm.baseAddress else { return pcm.count }
+        guard let base = pcm.baseAddress else { return pcm.count }
         pa_threaded_mainloop_lock(mainloop)
         defer { pa_threaded_mainloop_unlock(mainloop) }
         var offset = 0
@@ -109,7 +118,6 @@ public final class PulseAudioSink: AudioSink, @unchecked Sendable {
     /// Corks and flushes the stream (PulseAudio flushes cleanly only while corked).
     /// The stream stays corked until the next ``start()``.
     public func flush() {
-        guard let mainloop else { return }
         pa_threaded_mainloop_lock(mainloop)
         defer { pa_threaded_mainloop_unlock(mainloop) }
         guard let stream, pa_stream_get_state(stream) == PA_STREAM_READY else { return }
@@ -122,7 +130,6 @@ public final class PulseAudioSink: AudioSink, @unchecked Sendable {
 
     /// Waits until the server has played everything written.
     public func drain() throws(PlayerError) -> Bool {
-        guard let mainloop else { return true }
         pa_threaded_mainloop_lock(mainloop)
         defer { pa_threaded_mainloop_unlock(mainloop) }
         guard let stream, pa_stream_get_state(stream) == PA_STREAM_READY else { return true }
@@ -146,14 +153,18 @@ public final class PulseAudioSink: AudioSink, @unchecked Sendable {
         return true
     }
 
-    /// Releases the stream and the server connection.
+    /// Releases the stream and the server connection, and ends the mainloop's thread.
+    /// The sink may be opened again.
     public func close() {
-        disconnect()
+        disconnectContext()
+        if running {
+            pa_threaded_mainloop_stop(mainloop)
+            running = false
+        }
     }
 
     /// Releases the stream only, keeping the server connection for the next track.
     func closeStream() {
-        guard let mainloop else { return }
         pa_threaded_mainloop_lock(mainloop)
         closeStreamLocked()
         pa_threaded_mainloop_unlock(mainloop)
@@ -162,7 +173,6 @@ public final class PulseAudioSink: AudioSink, @unchecked Sendable {
     /// Wakes a writer or drainer blocked on the server.
     public func interrupt() {
         interrupted.store(true, ordering: .releasing)
-        guard let mainloop else { return }
         pa_threaded_mainloop_lock(mainloop)
         pa_threaded_mainloop_signal(mainloop, 0)
         pa_threaded_mainloop_unlock(mainloop)
@@ -175,7 +185,6 @@ public final class PulseAudioSink: AudioSink, @unchecked Sendable {
 
     /// The stream's target length as the server granted it.
     public var queueCapacityFrames: Int {
-        guard let mainloop else { return .max }
         pa_threaded_mainloop_lock(mainloop)
         defer { pa_threaded_mainloop_unlock(mainloop) }
         return streamCapacityFrames
@@ -184,7 +193,6 @@ public final class PulseAudioSink: AudioSink, @unchecked Sendable {
     /// Frames written but not yet heard: the stream's queue plus the device's own latency,
     /// interpolated between the server's timing updates.
     public var latencyFrames: Int {
-        guard let mainloop else { return 0 }
         pa_threaded_mainloop_lock(mainloop)
         defer { pa_threaded_mainloop_unlock(mainloop) }
         guard let stream, let format, pa_stream_get_state(stream) == PA_STREAM_READY else { return 0 }
@@ -196,10 +204,6 @@ public final class PulseAudioSink: AudioSink, @unchecked Sendable {
 
     /// Sets the stream's volume on the server (1 leaves samples unchanged).
     public func setVolume(_ volume: Double) {
-        guard let mainloop else {
-            self.volume = volume
-            return
-        }
         pa_threaded_mainloop_lock(mainloop)
         defer { pa_threaded_mainloop_unlock(mainloop) }
         self.volume = volume
@@ -211,33 +215,30 @@ public final class PulseAudioSink: AudioSink, @unchecked Sendable {
     // MARK: Connection
 
     private func connectIfNeeded() throws(PlayerError) {
-        if let mainloop {
-            pa_threaded_mainloop_lock(mainloop)
-            let ready = context.map { pa_context_get_state($0) == PA_CONTEXT_READY } ?? false
-            pa_threaded_mainloop_unlock(mainloop)
-            if ready { return }
-            disconnect()
+        pa_threaded_mainloop_lock(mainloop)
+        let ready = context.map { pa_context_get_state($0) == PA_CONTEXT_READY } ?? false
+        pa_threaded_mainloop_unlock(mainloop)
+        if ready { return }
+        disconnectContext()
+        if !running {
+            guard pa_threaded_mainloop_start(mainloop) >= 0 else {
+                throw .soundServerUnavailable(reason: "cannot start the PulseAudio main loop")
+            }
+            running = true
         }
-        guard let loop = pa_threaded_mainloop_new() else {
-            throw .soundServerUnavailable(reason: "cannot create a PulseAudio main loop")
-        }
-        guard let newContext = pa_context_new(pa_threaded_mainloop_get_api(loop), applicationName) else {
-            pa_threaded_mainloop_free(loop)
+        pa_threaded_mainloop_lock(mainloop)
+        defer { pa_threaded_mainloop_unlock(mainloop) }
+        guard let newContext = pa_context_new(pa_threaded_mainloop_get_api(mainloop), applicationName) else {
             throw .soundServerUnavailable(reason: "cannot create a PulseAudio context")
         }
-        mainloop = loop
         context = newContext
-        let userdata = Unmanaged.passUnretained(self).toOpaque()
         pa_context_set_state_callback(newContext, { _, userdata in
             let sink = Unmanaged<PulseAudioSink>.fromOpaque(userdata!).takeUnretainedValue()
             pa_threaded_mainloop_signal(sink.mainloop, 0)
-        }, userdata)
-        pa_threaded_mainloop_lock(loop)
+        }, Unmanaged.passUnretained(self).toOpaque())
         var failure: PlayerError?
         if pa_context_connect(newContext, server, PA_CONTEXT_NOAUTOSPAWN, nil) < 0 {
             failure = .soundServerUnavailable(reason: "\(serverDescription): \(contextErrorLocked)")
-        } else if pa_threaded_mainloop_start(loop) < 0 {
-            failure = .soundServerUnavailable(reason: "cannot start the PulseAudio main loop")
         } else {
             while true {
                 let state = pa_context_get_state(newContext)
@@ -251,12 +252,11 @@ public final class PulseAudioSink: AudioSink, @unchecked Sendable {
                     failure = .soundServerUnavailable(reason: "\(serverDescription): connection interrupted")
                     break
                 }
-                pa_threaded_mainloop_wait(loop)
+                pa_threaded_mainloop_wait(mainloop)
             }
         }
-        pa_threaded_mainloop_unlock(loop)
         if let failure {
-            disconnect()
+            disconnectContextLocked()
             throw failure
         }
     }
@@ -265,9 +265,14 @@ public final class PulseAudioSink: AudioSink, @unchecked Sendable {
         server ?? "the default PulseAudio server"
     }
 
-    private func disconnect() {
-        guard let loop = mainloop else { return }
-        pa_threaded_mainloop_lock(loop)
+    /// Drops the stream and the server connection; the mainloop stays for the next connection.
+    private func disconnectContext() {
+        pa_threaded_mainloop_lock(mainloop)
+        disconnectContextLocked()
+        pa_threaded_mainloop_unlock(mainloop)
+    }
+
+    private func disconnectContextLocked() {
         closeStreamLocked()
         if let context {
             pa_context_set_state_callback(context, nil, nil)
@@ -275,16 +280,12 @@ public final class PulseAudioSink: AudioSink, @unchecked Sendable {
             pa_context_unref(context)
         }
         context = nil
-        pa_threaded_mainloop_unlock(loop)
-        pa_threaded_mainloop_stop(loop)
-        pa_threaded_mainloop_free(loop)
-        mainloop = nil
     }
 
     // MARK: Stream (mainloop lock held)
 
     private func makeStreamLocked(format: AudioFormat) throws(PlayerError) {
-        guard let context, let mainloop else { throw .soundServerUnavailable(reason: "not connected") }
+        guard let context else { throw .soundServerUnavailable(reason: "not connected") }
         var spec = pa_sample_spec(format: Self.nativeS16, rate: UInt32(format.sampleRate), channels: UInt8(format.channels))
         guard let newStream = pa_stream_new(context, applicationName, &spec, nil) else {
             throw .soundServerUnavailable(reason: "cannot create a stream for \(format): \(contextErrorLocked)")
@@ -359,7 +360,6 @@ public final class PulseAudioSink: AudioSink, @unchecked Sendable {
     }
 
     private func setCorked(_ cork: Bool) {
-        guard let mainloop else { return }
         pa_threaded_mainloop_lock(mainloop)
         defer { pa_threaded_mainloop_unlock(mainloop) }
         guard let stream, corked != cork, pa_stream_get_state(stream) == PA_STREAM_READY else { return }

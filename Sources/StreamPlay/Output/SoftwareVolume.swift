@@ -9,7 +9,8 @@ struct SoftwareVolume: ~Copyable {
     private let gain = Atomic<Int>(65536)
 
     func set(_ volume: Double) {
-        gain.store(Int((max(volume, 0) * 65536).rounded()), ordering: .relaxed)
+        let clamped = volume.isFinite ? min(max(volume, 0), 16) : 1
+        gain.store(Int((clamped * 65536).rounded()), ordering: .relaxed)
     }
 
     /// `true` when samples pass unchanged.

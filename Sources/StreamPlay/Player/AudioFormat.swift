@@ -20,8 +20,10 @@ public struct AudioFormat: Sendable, Hashable, CustomStringConvertible {
     public var bytesPerFrame: Int { bytesPerSample * channels }
 
     /// Frames in `seconds` of audio.
+    /// Negative, NaN and infinite times count as 0; absurdly large ones are clamped (a day).
     public func frames(forSeconds seconds: Double) -> Int {
-        Int((seconds * Double(sampleRate)).rounded())
+        guard seconds.isFinite, seconds > 0 else { return 0 }
+        return Int((min(seconds, 86_400 * 1000) * Double(sampleRate)).rounded())
     }
 
     /// Seconds that `frames` last.

@@ -90,7 +90,7 @@ final class PlaybackSession: @unchecked Sendable {
             let report = self.report
             return CurlInputSource(url: url, ring: ring, control: control, configuration: configuration,
                                    urlRefresher: urlRefresher,
-                                   onReconnect: { [self] in reconnects.add(1, ordering: .relaxed) },
+                                   onReconnect: { [weak self] in self?.reconnects.add(1, ordering: .relaxed) },
                                    onMetadata: { metadata in report(.metadata(metadata)) })
         case .file(let path):
             return FileInputSource(path: path, ring: ring, control: control)
@@ -113,7 +113,9 @@ final class PlaybackSession: @unchecked Sendable {
             return try entries(text, kind: kind, base: base)
         case .file(let path):
             guard let kind = PlaylistParser.kind(of: path) else { return [location] }
-            guard let data = FileManager.default.contents(atPath: path) else { throw .fileNotFound(path: path) }
+            guard let file = FileHandle(forReadingAtPath: path) else { throw .fileNotFound(path: path) }
+            defer { try? file.close() }
+            let data = (try? file.read(upToCount: ResourceFetcher.limit + 1)) ?? Data()
             guard data.count <= ResourceFetcher.limit else {
                 throw .notAudio(url: path, reason: "playlist larger than \(ResourceFetcher.limit) bytes")
             }
@@ -239,6 +241,7 @@ final class PlaybackSession: @unchecked Sendable {
             throw lastError ?? .notAudio(url: location.description, reason: "nothing to play")
         }
         input?.stop()
+        input = nil
         switch result {
         case .success(let final):
             if final == .ended { drained.store(true, ordering: .releasing) }
@@ -433,9 +436,9 @@ final class PlaybackSession: @unchecked Sendable {
         if input.control.info?.supportsRanges == true {
             let resumeAt = decoder.inputPosition + 1
             restartInput(at: resumeAt, state: &state)
-            try decoder.restartAfterDamage(resumingAt: resumeAt, frame: frame)
+            try decoder.restart(atByte: resumeAt, frame: frame)
         } else {
-            try decoder.restartAfterDamage(resumingAt: state.inputPosition, frame: frame)
+            try decoder.restart(atByte: state.inputPosition, frame: frame)
         }
     }
 
@@ -453,11 +456,25 @@ final class PlaybackSession: @unchecked Sendable {
         let bytes = UnsafeRawBufferPointer(rebasing: buffer[..<count])
         if state.bytesFed == 0 && state.inputPosition == 0 {
             try sniff(bytes, state: &state)
+            if let tagEnd = state.id3Size, tagEnd > count {
+                // An ID3v2 tag is skipped here, not fed: mpg123 would hold all of it in memory,
+                // and its size (up to 256 MiB) comes from the network. The decoder starts at
+                // the first byte after the tag.
+                state.inputPosition = count
+                try decoder.restart(atByte: tagEnd, frame: 0)
+                if input.control.info?.supportsRanges == true,
+                   tagEnd - count > ring.available(generation: state.generation) {
+                    restartInput(at: tagEnd, state: &state)
+                } else {
+                    state.skipTo = tagEnd
+                }
+                return true
+            }
         }
         try decoder.feed(bytes)
         state.inputPosition += count
         state.bytesFed += count
-        if decoder.format == nil, state.bytesFed > (state.id3Size ?? 0) + Self.sniffLimit {
+        if decoder.format == nil, state.bytesFed > Self.sniffLimit + min(state.id3Size ?? 0, count) {
             throw .notAudio(url: location.description, reason: "no MPEG audio frame in the first \(state.bytesFed) bytes")
         }
         return true
@@ -623,6 +640,8 @@ final class PlaybackSession: @unchecked Sendable {
             // The decoder started over: from the beginning, then this seek again.
             sink.flush()
             restartInput(at: 0, state: &state)
+            state.bytesFed = 0
+            state.id3Size = nil
             state.pendingSeek = target
             state.started = false
             state.framesBuffered = 0

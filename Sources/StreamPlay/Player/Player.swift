@@ -11,8 +11,10 @@ import Synchronization
 /// }
 /// ```
 ///
-/// Every command returns at once and is safe from any thread or task; the work happens on the
-/// engine's own threads (input, decoder, sound server). State and timing can be read
+/// Every command is safe from any thread or task and returns promptly; the work happens on the
+/// engine's own threads (input, decoder, sound server). `pause`, `resume`, `seek` and `volume`
+/// return at once; `stop`, and a `play` that replaces a track, wait the few milliseconds it
+/// takes the old play's threads to end, so that nothing of it outlives the call. State and timing can be read
 /// synchronously at any time and are also reported on ``events``.
 public final class Player: Sendable {
     private struct Core {
@@ -30,6 +32,9 @@ public final class Player: Sendable {
     public let configuration: PlayerConfiguration
     private let core = Mutex(Core())
     private let hub = EventHub()
+    /// Held through play and stop, so that two of them never interleave (each joins threads,
+    /// which must not happen with `core` held).
+    private let commandLock = Mutex(())
 
     /// Creates a player. Nothing connects or starts until the first play.
     public init(configuration: PlayerConfiguration = PlayerConfiguration()) {
@@ -37,7 +42,16 @@ public final class Player: Sendable {
     }
 
     deinit {
-        stop()
+        if EngineThread.isEngineThread {
+            // The last reference went away inside a report, on an engine thread, which cannot
+            // join itself: the stop happens on a thread of its own.
+            let (session, sink) = core.withEngineLock { ($0.session, $0.sink) }
+            if session != nil || sink != nil {
+                Thread { session?.stop(); sink?.close() }.start()
+            }
+        } else {
+            stop()
+        }
         hub.finishAll()
     }
 
@@ -52,6 +66,13 @@ public final class Player: Sendable {
     ///   at the same byte.
     public func play(_ location: MediaLocation, startingAt startTime: Double = 0, length: Double? = nil,
                      urlRefresher: (@Sendable (String) async throws -> String)? = nil) {
+        commandLock.withEngineLock { _ in
+            startSession(location, startingAt: startTime, length: length, urlRefresher: urlRefresher)
+        }
+    }
+
+    private func startSession(_ location: MediaLocation, startingAt startTime: Double, length: Double?,
+                              urlRefresher: (@Sendable (String) async throws -> String)?) {
         let previous = core.withEngineLock { core -> PlaybackSession? in
             defer { core.session = nil }
             return core.session
@@ -85,8 +106,10 @@ public final class Player: Sendable {
             play(try MediaLocation(parsing: text), startingAt: startTime, length: length)
         } catch {
             // Whatever played before ends quietly: the one state reported is this failure.
-            let id = releaseEngine(nextSession: true)
-            update(state: .failed(error), sessionID: id)
+            commandLock.withEngineLock { _ in
+                let id = releaseEngine(nextSession: true)
+                update(state: .failed(error), sessionID: id)
+            }
         }
     }
 
@@ -103,10 +126,12 @@ public final class Player: Sendable {
     /// Stops playing and releases the engine's threads, the stream, the sound server connection
     /// and the buffers. Returns once they are gone.
     public func stop() {
-        let hadSession = current != nil
-        let id = releaseEngine(nextSession: false)
-        if hadSession {
-            update(state: .idle, sessionID: id)
+        commandLock.withEngineLock { _ in
+            let hadSession = current != nil
+            let id = releaseEngine(nextSession: false)
+            if hadSession {
+                update(state: .idle, sessionID: id)
+            }
         }
     }
 
@@ -129,7 +154,7 @@ public final class Player: Sendable {
     /// audio follows as soon as the new position is decoded. After the track ended, it plays
     /// again from there.
     public func seek(to seconds: Double) {
-        guard let session = current else { return }
+        guard seconds.isFinite, let session = current else { return }
         if !session.seek(to: seconds) {
             play(session.location, startingAt: seconds, length: session.length, urlRefresher: session.urlRefresher)
         }
@@ -174,7 +199,9 @@ public final class Player: Sendable {
     public var volume: Double {
         get { core.withEngineLock { $0.volume } }
         set {
-            let volume = max(newValue, 0)
+            // NaN and infinities are ignored; the rest is clamped to 0...16 (+24 dB).
+            guard newValue.isFinite else { return }
+            let volume = min(max(newValue, 0), 16)
             let sink = core.withEngineLock { core in
                 core.volume = volume
                 return core.sink

@@ -28,6 +28,7 @@ final class EngineThread: @unchecked Sendable {
         let result = pthread_create(&thread, nil, { raw in
             let box = Unmanaged<Box>.fromOpaque(raw!).takeRetainedValue()
             sp_set_thread_name(String(box.name.prefix(15)))
+            sp_mark_engine_thread()
             box.body()
             return nil
         }, box)
@@ -41,8 +42,8 @@ final class EngineThread: @unchecked Sendable {
         pthread_join(thread, nil)
     }
 
-    /// `true` when called on this thread.
-    var isCurrent: Bool { pthread_equal(pthread_self(), thread) != 0 }
+    /// `true` when called on any engine thread.
+    static var isEngineThread: Bool { sp_is_engine_thread() != 0 }
 
     deinit {
         if !joined { pthread_detach(thread) }
