@@ -98,8 +98,18 @@ final class CurlInputSource: InputSource, @unchecked Sendable {
             transfer = nil
         }
 
-        while !control.stopRequested {
-            if let restart = control.takeRestart() {
+        var seenVersion = -1
+        while true {
+            // The lock only when a command came (the version moved), not on every turn.
+            var restart: InputControl.Restart?
+            let version = control.version
+            if version != seenVersion {
+                seenVersion = version
+                let commands = control.takeCommands()
+                if commands.stop { break }
+                restart = commands.restart
+            }
+            if let restart {
                 remove(transfer)
                 ring.beginGeneration(restart.generation)
                 planned = PlannedRequest(offset: restart.offset, generation: restart.generation, notBefore: .now)

@@ -43,8 +43,18 @@ final class FileInputSource: InputSource, @unchecked Sendable {
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: Self.chunkSize, alignment: 16)
         defer { buffer.deallocate() }
 
-        while !control.stopRequested {
-            if let restart = control.takeRestart() {
+        var seenVersion = -1
+        while true {
+            // The lock only when a command came (the version moved), not on every turn.
+            var restart: InputControl.Restart?
+            let version = control.version
+            if version != seenVersion {
+                seenVersion = version
+                let commands = control.takeCommands()
+                if commands.stop { break }
+                restart = commands.restart
+            }
+            if let restart {
                 ring.beginGeneration(restart.generation)
                 if descriptor < 0 {
                     // O_NONBLOCK: opening a FIFO must not block the thread (and with it stop()).

@@ -14,10 +14,11 @@ final class InputControl: Sendable {
         var stopRequested = false
         var info: InputInfo?
         var outcome: (generation: Int, outcome: InputOutcome)?
-        var received = 0
     }
 
     private let state = Mutex(State())
+    /// Bumped by every command, so that the input thread takes the lock only when there is one.
+    private let commandVersion = Atomic<Int>(0)
     private let notifyDecoder: @Sendable () -> Void
 
     init(notifyDecoder: @escaping @Sendable () -> Void) {
@@ -31,11 +32,17 @@ final class InputControl: Sendable {
             $0.pendingRestart = restart
             $0.outcome = nil
         }
+        commandVersion.add(1, ordering: .releasing)
     }
 
     func requestStop() {
         state.withEngineLock { $0.stopRequested = true }
+        commandVersion.add(1, ordering: .releasing)
     }
+
+    /// The number of commands given so far; when it has not changed since the input thread
+    /// last looked, there is no command to take.
+    var version: Int { commandVersion.load(ordering: .acquiring) }
 
     /// Response facts, once the first response arrived.
     var info: InputInfo? { state.withEngineLock { $0.info } }
@@ -52,10 +59,11 @@ final class InputControl: Sendable {
 
     var stopRequested: Bool { state.withEngineLock { $0.stopRequested } }
 
-    func takeRestart() -> Restart? {
+    /// Whether to stop, and the restart asked for (taken: it is returned once).
+    func takeCommands() -> (stop: Bool, restart: Restart?) {
         state.withEngineLock { state in
             defer { state.pendingRestart = nil }
-            return state.pendingRestart
+            return (state.stopRequested, state.pendingRestart)
         }
     }
 

@@ -41,6 +41,9 @@ final class PlaybackSession: @unchecked Sendable {
     private let startTime: Double
     private let wake = ThreadSignal()
     private let commands = Mutex(Commands())
+    /// Bumped after every change to `commands`, so that the decoder thread takes the lock only
+    /// when there is something new (not once per buffer).
+    private let commandVersion = Atomic<Int>(0)
     private let ring: ByteRing
     /// Made on the decoder thread once the location is known to be audio (not a playlist).
     private var input: (any InputSource)!
@@ -153,6 +156,7 @@ final class PlaybackSession: @unchecked Sendable {
                 report(.state(commands.phase))
             }
         }
+        commandVersion.add(1, ordering: .releasing)
         wake.signal()
     }
 
@@ -171,6 +175,7 @@ final class PlaybackSession: @unchecked Sendable {
             commands.shownSeekTarget = max(seconds, 0)
             return true
         }
+        commandVersion.add(1, ordering: .releasing)
         // Only a sink that takes audio can be blocked in a write; before that, an interrupt
         // would cut short the connection to the sound server, which only a stop may do.
         if sampleRate.load(ordering: .acquiring) > 0 { sink.interrupt() }
@@ -181,6 +186,7 @@ final class PlaybackSession: @unchecked Sendable {
     /// Ends the play and waits for the engine threads to finish.
     func stop() {
         commands.withEngineLock { $0.stopRequested = true }
+        commandVersion.add(1, ordering: .releasing)
         sink.interrupt()
         wake.signal()
         thread?.join()
@@ -272,13 +278,22 @@ final class PlaybackSession: @unchecked Sendable {
         let pcm = UnsafeMutableRawBufferPointer.allocate(byteCount: decoder.preferredBufferSize, alignment: 16)
         defer { pcm.deallocate() }
 
+        var seenVersion = -1
+        var paused = false
         while true {
             sink.clearInterrupt()
-            let (stop, seek, paused) = commands.withEngineLock { commands in
-                defer { commands.seekTarget = nil }
-                return (commands.stopRequested, commands.seekTarget, commands.paused)
+            var seek: Double?
+            let version = commandVersion.load(ordering: .acquiring)
+            if version != seenVersion {
+                seenVersion = version
+                let (stop, target, isPaused) = commands.withEngineLock { commands in
+                    defer { commands.seekTarget = nil }
+                    return (commands.stopRequested, commands.seekTarget, commands.paused)
+                }
+                if stop { return .idle }
+                seek = target
+                paused = isPaused
             }
-            if stop { return .idle }
             if let seek { state.pendingSeek = seek; state.draining = false }
             if let target = state.pendingSeek, let format = decoder.format {
                 try performSeek(to: target, format: format, decoder: decoder, state: &state)
