@@ -98,18 +98,11 @@ final class CurlInputSource: InputSource, @unchecked Sendable {
             transfer = nil
         }
 
-        var seenVersion = -1
+        var seenCommands = -1
         while true {
-            // The lock only when a command came (the version moved), not on every turn.
-            var restart: InputControl.Restart?
-            let version = control.version
-            if version != seenVersion {
-                seenVersion = version
-                let commands = control.takeCommands()
-                if commands.stop { break }
-                restart = commands.restart
-            }
-            if let restart {
+            let commands = control.takeCommands(since: &seenCommands)
+            if commands.stop { break }
+            if let restart = commands.restart {
                 remove(transfer)
                 ring.beginGeneration(restart.generation)
                 planned = PlannedRequest(offset: restart.offset, generation: restart.generation, notBefore: .now)

@@ -43,18 +43,11 @@ final class FileInputSource: InputSource, @unchecked Sendable {
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: Self.chunkSize, alignment: 16)
         defer { buffer.deallocate() }
 
-        var seenVersion = -1
+        var seenCommands = -1
         while true {
-            // The lock only when a command came (the version moved), not on every turn.
-            var restart: InputControl.Restart?
-            let version = control.version
-            if version != seenVersion {
-                seenVersion = version
-                let commands = control.takeCommands()
-                if commands.stop { break }
-                restart = commands.restart
-            }
-            if let restart {
+            let commands = control.takeCommands(since: &seenCommands)
+            if commands.stop { break }
+            if let restart = commands.restart {
                 ring.beginGeneration(restart.generation)
                 if descriptor < 0 {
                     // O_NONBLOCK: opening a FIFO must not block the thread (and with it stop()).

@@ -40,9 +40,7 @@ final class InputControl: Sendable {
         commandVersion.add(1, ordering: .releasing)
     }
 
-    /// The number of commands given so far; when it has not changed since the input thread
-    /// last looked, there is no command to take.
-    var version: Int { commandVersion.load(ordering: .acquiring) }
+
 
     /// Response facts, once the first response arrived.
     var info: InputInfo? { state.withEngineLock { $0.info } }
@@ -59,9 +57,14 @@ final class InputControl: Sendable {
 
     var stopRequested: Bool { state.withEngineLock { $0.stopRequested } }
 
-    /// Whether to stop, and the restart asked for (taken: it is returned once).
-    func takeCommands() -> (stop: Bool, restart: Restart?) {
-        state.withEngineLock { state in
+    /// Whether to stop, and the restart asked for (taken: it is returned once). The lock is
+    /// taken only when a command came since `seen` (the version the input thread last saw),
+    /// not on every turn of the input loop.
+    func takeCommands(since seen: inout Int) -> (stop: Bool, restart: Restart?) {
+        let version = commandVersion.load(ordering: .acquiring)
+        guard version != seen else { return (false, nil) }
+        seen = version
+        return state.withEngineLock { state in
             defer { state.pendingRestart = nil }
             return (state.stopRequested, state.pendingRestart)
         }
