@@ -604,10 +604,7 @@ final class PlaybackSession: @unchecked Sendable {
         guard ring.available(generation: state.generation) >= target
                 || input.control.outcome(of: state.generation) != nil
                 || commands.withEngineLock({ $0.stopRequested || $0.seekTarget != nil }) else { return false }
-        let elapsed = ContinuousClock.now - since
-        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-        rebuffers.add(1, ordering: .relaxed)
-        rebufferMilliseconds.add(Int(seconds * 1000), ordering: .relaxed)
+        let seconds = recordRebuffer(since: since)
         state.rebufferingSince = nil
         report(.rebuffered(seconds))
         commands.withEngineLock { commands in
@@ -615,6 +612,15 @@ final class PlaybackSession: @unchecked Sendable {
         }
         setPhase(.playing)
         return true
+    }
+
+    /// Counts a rebuffer that began at `since` in the statistics; returns its length in seconds.
+    private func recordRebuffer(since: ContinuousClock.Instant) -> Double {
+        let elapsed = ContinuousClock.now - since
+        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        rebuffers.add(1, ordering: .relaxed)
+        rebufferMilliseconds.add(Int(seconds * 1000), ordering: .relaxed)
+        return seconds
     }
 
     private func startOutput(state: inout DecodeState) {
@@ -666,10 +672,7 @@ final class PlaybackSession: @unchecked Sendable {
         sink.flush()
         if let since = state.rebufferingSince {
             // A seek ends a rebuffer: output starts again once the new position is prebuffered.
-            let elapsed = ContinuousClock.now - since
-            rebuffers.add(1, ordering: .relaxed)
-            rebufferMilliseconds.add(Int(elapsed.components.seconds * 1000 + elapsed.components.attoseconds / 1_000_000_000_000_000),
-                                     ordering: .relaxed)
+            _ = recordRebuffer(since: since)
             state.rebufferingSince = nil
         }
         baseFrame.store(landed, ordering: .releasing)

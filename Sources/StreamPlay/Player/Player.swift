@@ -234,35 +234,30 @@ public final class Player: Sendable {
         case .state(let state):
             update(state: state, sessionID: id)
         case .format(let format):
-            guard core.withEngineLock({ core in
-                guard core.sessionID == id else { return false }
-                core.format = format
-                return true
-            }) else { return }
-            hub.send(.formatKnown(format))
+            forward(.formatKnown(format), from: id) { $0.format = format }
         case .duration(let seconds):
-            guard core.withEngineLock({ core in
-                guard core.sessionID == id else { return false }
-                core.duration = seconds
-                return true
-            }) else { return }
-            hub.send(.durationKnown(seconds))
-        case .bufferingProgress(let fraction):
-            if core.withEngineLock({ $0.sessionID == id }) { hub.send(.bufferingProgress(fraction)) }
-        case .seeked(let seconds):
-            if core.withEngineLock({ $0.sessionID == id }) { hub.send(.seeked(to: seconds)) }
-        case .seekRefused(let error):
-            if core.withEngineLock({ $0.sessionID == id }) { hub.send(.seekRefused(error)) }
-        case .rebuffered(let seconds):
-            if core.withEngineLock({ $0.sessionID == id }) { hub.send(.rebuffered(seconds: seconds)) }
+            forward(.durationKnown(seconds), from: id) { $0.duration = seconds }
         case .metadata(let metadata):
-            guard core.withEngineLock({ core in
-                guard core.sessionID == id else { return false }
-                core.metadata = metadata
-                return true
-            }) else { return }
-            hub.send(.metadata(metadata))
+            forward(.metadata(metadata), from: id) { $0.metadata = metadata }
+        case .bufferingProgress(let fraction):
+            forward(.bufferingProgress(fraction), from: id)
+        case .seeked(let seconds):
+            forward(.seeked(to: seconds), from: id)
+        case .seekRefused(let error):
+            forward(.seekRefused(error), from: id)
+        case .rebuffered(let seconds):
+            forward(.rebuffered(seconds: seconds), from: id)
         }
+    }
+
+    /// Records and sends `event`, unless it comes from a session that was replaced.
+    private func forward(_ event: PlayerEvent, from id: Int, record: (inout Core) -> Void = { _ in }) {
+        let current = core.withEngineLock { core -> Bool in
+            guard core.sessionID == id else { return false }
+            record(&core)
+            return true
+        }
+        if current { hub.send(event) }
     }
 
     private func update(state: PlayerState, sessionID id: Int) {
