@@ -11,6 +11,9 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
+        // Micro-benchmarks (Benchmarks/StreamPlayBenchmarks). Naming the trait turns off the
+        // package's other default trait, whose ARC interposer is not needed here.
+        .package(url: "https://github.com/ordo-one/benchmark", from: "1.38.0", traits: ["MallocInterposer"]),
     ],
     targets: [
         .systemLibrary(
@@ -47,7 +50,29 @@ let package = Package(
             name: "streamplay",
             dependencies: [
                 "StreamPlay",
+                "CStreamPlayShim",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        // The comparison harness: StreamPlay against mpg123, mpv, ffplay and GStreamer
+        // (run by scripts/bench.sh).
+        .executableTarget(
+            name: "streamplay-bench",
+            dependencies: [
+                "StreamPlay",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            path: "Benchmarks/Harness"
+        ),
+        .executableTarget(
+            name: "StreamPlayBenchmarks",
+            dependencies: [
+                "StreamPlay",
+                .product(name: "Benchmark", package: "benchmark"),
+            ],
+            path: "Benchmarks/StreamPlayBenchmarks",
+            plugins: [
+                .plugin(name: "BenchmarkPlugin", package: "benchmark"),
             ]
         ),
         .testTarget(

@@ -47,6 +47,9 @@ Every file response carries Content-Length; Content-Type is audio/mpeg for .mp3.
                            as plain (true sizes).
   /throttle/BYTES_PER_SECOND/NAME
                            as plain, paced to that rate in chunks of up to 4 KiB.
+  /throttle-drop/BYTES_PER_SECOND/N/NAME
+                           paced like /throttle/; the first request for the key is also cut
+                           after N body bytes by a clean close (a link that drops mid-play).
   /status/CODE             that status (200..599) with a small text/plain body (none for 204
                            and 304). HEAD supported.
   /mid-garbage/NAME        the file with 8 KiB of pseudo-random bytes (fixed seed, the same on
@@ -478,6 +481,7 @@ class Handler(BaseHTTPRequestHandler):
             "lie-short",
             "lie-long",
             "throttle",
+            "throttle-drop",
             "mid-garbage",
             "repeat",
         ):
@@ -556,6 +560,16 @@ class Handler(BaseHTTPRequestHandler):
             if a is None or a[0] <= 0:
                 return self.not_found()
             return self.serve_file(a[1], rate=a[0])
+        if kind == "throttle-drop":
+            a = ints(2)
+            if a is None or a[0] <= 0:
+                return self.not_found()
+            rate, n, name = a
+            if not self.exists(name):
+                return self.not_found()
+            if state.count(key) == 0:
+                return self.serve_file(name, rate=rate, limit=n, how="close")
+            return self.serve_file(name, rate=rate)
         if kind == "repeat":
             a = ints(1)
             if a is None or not 1 <= a[0] <= 100000:

@@ -1,7 +1,22 @@
 #!/usr/bin/env bash
 # Installs the Debian 12 packages StreamPlay needs to build, test and run its demo.
+# Usage: install-deps.sh [--peers]
+# --peers also installs the players the benchmark (scripts/bench.sh) compares StreamPlay with:
+# mpv, and GStreamer's gst-launch-1.0 with the elements its playbin needs for an MP3 over HTTP
+# into PulseAudio (souphttpsrc, mpegaudioparse, mpg123audiodec, pulsesink). ffplay and mpg123
+# come with the base packages (ffmpeg, mpg123).
 # Idempotent: when every package is already installed it does nothing (no apt at all).
 set -euo pipefail
+
+peers=0
+case ${1:-} in
+  "") ;;
+  --peers) peers=1 ;;
+  *)
+    echo "usage: $0 [--peers]" >&2
+    exit 2
+    ;;
+esac
 
 PACKAGES=(
   libmpg123-dev mpg123            # decoder library, and the reference decoder for tests
@@ -16,9 +31,26 @@ PACKAGES=(
   pkg-config ca-certificates
 )
 
+# Without recommends these are enough: mpv plays through its pulse output, and
+# plugins-good has souphttpsrc (HTTP), mpegaudioparse and mpg123audiodec (MP3) in 1.22.
+PEER_PACKAGES=(
+  mpv                             # peer player
+  gstreamer1.0-tools              # gst-launch-1.0, gst-inspect-1.0
+  gstreamer1.0-plugins-base       # playbin, decodebin, audioconvert, audioresample
+  gstreamer1.0-plugins-good       # souphttpsrc, mpegaudioparse, mpg123audiodec
+  gstreamer1.0-pulseaudio         # pulsesink
+)
+if [[ $peers -eq 1 ]]; then
+  PACKAGES+=("${PEER_PACKAGES[@]}")
+fi
+
 is_installed() {
   # `dpkg -s` also succeeds for removed packages whose config files remain, so check the status.
-  dpkg -s "$1" 2>/dev/null | grep -qx 'Status: install ok installed'
+  # Read it whole first: piped into `grep -q`, dpkg could be killed by SIGPIPE once grep has
+  # its match, and pipefail would then turn an installed package into a missing one.
+  local status
+  status=$(dpkg -s "$1" 2>/dev/null) || return 1
+  grep -qx 'Status: install ok installed' <<<"$status"
 }
 
 missing=()

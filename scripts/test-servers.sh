@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Starts and stops the real servers the tests talk to, all on 127.0.0.1 and all inside DIR.
 #
-#   test-servers.sh start DIR [--http-only] [--owner-pid PID]
+#   test-servers.sh start DIR [--http-only | --bench] [--owner-pid PID]
 #   test-servers.sh stop DIR
 #
 # start writes DIR/env.sh (source it) with:
@@ -53,6 +53,12 @@
 # With --http-only only nginx over plain HTTP and the fault server are started (for the demo):
 # env.sh then has STREAMPLAY_TEST_HTTP, STREAMPLAY_TEST_ACCESS_LOG, STREAMPLAY_TEST_MEDIA,
 # STREAMPLAY_TEST_FAULTS and STREAMPLAY_TEST_FAULTS_LOG.
+# With --bench (for scripts/bench.sh) nginx over plain HTTP, PulseAudio and the fault server are
+# started (no HTTPS, Icecast or black hole): env.sh then has STREAMPLAY_TEST_HTTP,
+# STREAMPLAY_TEST_ACCESS_LOG, STREAMPLAY_TEST_MEDIA, STREAMPLAY_TEST_FAULTS,
+# STREAMPLAY_TEST_FAULTS_LOG, PULSE_SERVER, PULSE_COOKIE and STREAMPLAY_TEST_PULSE_SINK. The
+# media directory then need not hold the test media (any MEDIA_DIR will do), and the fault
+# server lives 24 hours rather than one.
 # With --owner-pid PID a watchdog stops everything once PID has gone (a killed test run leaves
 # nothing behind).
 #
@@ -62,6 +68,10 @@
 #                        Accept-Ranges header (max_ranges 0)
 #   /asaudio/NAME        same file, always Content-Type audio/mpeg (page.html too)
 #   /slow/NAME           same file, throttled to 16 KiB/s (a 128 kbps MP3 plays at 16000 B/s)
+#   /rate/RATE/NAME      same file, throttled to RATE bytes/s (an integer) from the first
+#                        byte; Range supported as for /NAME. Like /slow/, nginx sends in
+#                        steps about a second apart (16 KiB at once at 16000 B/s), the
+#                        first at once
 #   /status/{404,403,500,503}   that status; 503 carries "Retry-After: 2"
 #   /redirect/NAME       302 -> /NAME;  /redirect2/NAME: 302 -> /redirect/NAME (two hops)
 #   /loop                302 -> /loop, forever
@@ -102,6 +112,8 @@ SINK=streamplay_test
 START_TIMEOUT=10         # seconds to wait for each server to come up
 BLACKHOLE_LIFETIME=3600  # seconds; the black hole exits by itself after this
 FAULTS_LIFETIME=3600     # seconds; the fault server exits by itself after this
+BENCH_FAULTS_LIFETIME=86400  # seconds; the same with --bench: a full benchmark run may outlast
+                             # an hour (bench.sh's --owner-pid watchdog stops it sooner)
 SOURCE_LIFETIME=3600     # seconds; the Icecast source (ffmpeg) exits by itself after this
 ICECAST_MOUNT=/radio.mp3
 ICECAST_FILE=cbr-44k-stereo.mp3  # in the media directory
@@ -110,7 +122,7 @@ SELF=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/$(basename "${BASH_SOURCE[0]}
 FAULT_SERVER=$(dirname "$SELF")/fault-server.py
 
 usage() {
-  echo "usage: $0 start DIR [--http-only] [--owner-pid PID] | $0 stop DIR" >&2
+  echo "usage: $0 start DIR [--http-only | --bench] [--owner-pid PID] | $0 stop DIR" >&2
   exit 2
 }
 
@@ -319,6 +331,13 @@ location /slow/ {
     limit_rate 16k;
 }
 
+# Throttled to the rate in the path (bytes/s): /rate/16000/NAME. A regex location may alias
+# only through its captures; limit_rate takes a variable since nginx 1.17.
+location ~ ^/rate/(?<sp_rate>[0-9]+)/(?<sp_file>.+)\$ {
+    alias "$media/\$sp_file";
+    limit_rate \$sp_rate;
+}
+
 location = /status/404 { return 404; }
 location = /status/403 { return 403; }
 location = /status/500 { return 500; }
@@ -478,14 +497,14 @@ while (left := deadline - time.monotonic()) > 0:
   return 1
 }
 
-start_faults() { # DIR MEDIA -> prints the port
-  local dir=$1 media=$2 pid i port
+start_faults() { # DIR MEDIA [LIFETIME] -> prints the port
+  local dir=$1 media=$2 lifetime=${3:-$FAULTS_LIFETIME} pid i port
   rm -f "$dir/faults.port"
   : >"$dir/faults.log"
   # Binds its own port and tells it through a file, like the black hole; DIR is on its command
   # line (port file, log) so that stop can recognise it.
   setsid python3 "$FAULT_SERVER" --media "$media" --port-file "$dir/faults.port" \
-    --log "$dir/faults.log" --lifetime "$FAULTS_LIFETIME" \
+    --log "$dir/faults.log" --lifetime "$lifetime" \
     </dev/null >"$dir/fault-server.log" 2>&1 &
   pid=$!
   echo "$pid" >"$dir/faults.pid"
@@ -706,13 +725,20 @@ on_start_exit() {
   fi
 }
 
-do_start() { # DIR [--http-only] [--owner-pid PID]
-  local dir=$1 http_only=0 owner="" media http_port https_port refused_port bh_port faults_port
+do_start() { # DIR [--http-only | --bench] [--owner-pid PID]
+  local dir=$1 mode=full owner="" media http_port https_port refused_port bh_port faults_port
   local ice_port source_pw relay_pw admin_pw
   shift
   while [[ $# -gt 0 ]]; do
     case $1 in
-      --http-only) http_only=1 ;;
+      --http-only)
+        [[ $mode == full ]] || usage
+        mode=http-only
+        ;;
+      --bench)
+        [[ $mode == full ]] || usage
+        mode=bench
+        ;;
       --owner-pid)
         [[ $# -ge 2 && $2 =~ ^[0-9]+$ ]] || usage
         owner=$2
@@ -727,8 +753,12 @@ do_start() { # DIR [--http-only] [--owner-pid PID]
     command -v "$tool" >/dev/null || { log "$tool not found (run scripts/install-deps.sh)"; exit 1; }
   done
   [[ -f $FAULT_SERVER ]] || { log "$FAULT_SERVER is missing"; exit 1; }
-  if [[ $http_only -eq 0 ]]; then
+  if [[ $mode == full ]]; then
     for tool in pulseaudio pactl openssl icecast2 ffmpeg; do
+      command -v "$tool" >/dev/null || { log "$tool not found (run scripts/install-deps.sh)"; exit 1; }
+    done
+  elif [[ $mode == bench ]]; then
+    for tool in pulseaudio pactl; do
       command -v "$tool" >/dev/null || { log "$tool not found (run scripts/install-deps.sh)"; exit 1; }
     done
   fi
@@ -743,7 +773,7 @@ do_start() { # DIR [--http-only] [--owner-pid PID]
   media=$(cd "$media" && pwd)
   check_path "$dir"
   check_path "$media"
-  if [[ $http_only -eq 0 && ! -f $media/$ICECAST_FILE ]]; then
+  if [[ $mode == full && ! -f $media/$ICECAST_FILE ]]; then
     log "the Icecast mount plays $media/$ICECAST_FILE, which is missing" \
       "(run scripts/make-test-media.sh and pass its directory as MEDIA_DIR)"
     exit 1
@@ -759,9 +789,13 @@ do_start() { # DIR [--http-only] [--owner-pid PID]
 
   read -r http_port https_port refused_port ice_port < <(free_ports 4)
 
-  if [[ $http_only -eq 1 ]]; then
+  if [[ $mode == http-only ]]; then
     write_nginx_conf "$dir" "$media" "$http_port" ""
     start_nginx "$dir" "$http_port"
+  elif [[ $mode == bench ]]; then
+    write_nginx_conf "$dir" "$media" "$http_port" ""
+    start_nginx "$dir" "$http_port"
+    start_pulse "$dir"
   else
     make_cert "$dir"
     write_nginx_conf "$dir" "$media" "$http_port" "$https_port"
@@ -775,7 +809,11 @@ do_start() { # DIR [--http-only] [--owner-pid PID]
     start_icecast "$dir" "$ice_port"
     start_icecast_source "$dir" "$ice_port" "$media" "$source_pw" "$admin_pw"
   fi
-  faults_port=$(start_faults "$dir" "$media")
+  if [[ $mode == bench ]]; then
+    faults_port=$(start_faults "$dir" "$media" "$BENCH_FAULTS_LIFETIME")
+  else
+    faults_port=$(start_faults "$dir" "$media")
+  fi
 
   [[ -n $owner ]] && start_watchdog "$dir" "$owner"
 
@@ -787,22 +825,26 @@ do_start() { # DIR [--http-only] [--owner-pid PID]
     printf 'export STREAMPLAY_TEST_MEDIA=%q\n' "$media"
     printf 'export STREAMPLAY_TEST_FAULTS=%q\n' "http://127.0.0.1:$faults_port"
     printf 'export STREAMPLAY_TEST_FAULTS_LOG=%q\n' "$dir/faults.log"
-    if [[ $http_only -eq 0 ]]; then
+    if [[ $mode == full ]]; then
       printf 'export STREAMPLAY_TEST_HTTPS=%q\n' "https://127.0.0.1:$https_port"
       printf 'export STREAMPLAY_TEST_CA=%q\n' "$dir/tls/cert.pem"
       printf 'export STREAMPLAY_TEST_BLACKHOLE=%q\n' "http://127.0.0.1:$bh_port"
       printf 'export STREAMPLAY_TEST_REFUSED=%q\n' "http://127.0.0.1:$refused_port"
+    fi
+    if [[ $mode != http-only ]]; then
       printf 'export PULSE_SERVER=%q\n' "unix:$dir/pulse/native"
       printf 'export STREAMPLAY_TEST_PULSE_SINK=%q\n' "$SINK"
       # Clients otherwise create ~/.config/pulse/cookie; the server needs no cookie anyway.
       printf 'export PULSE_COOKIE=%q\n' "$dir/pulse/cookie"
+    fi
+    if [[ $mode == full ]]; then
       printf 'export STREAMPLAY_TEST_ICECAST=%q\n' "http://127.0.0.1:$ice_port"
       printf 'export STREAMPLAY_TEST_ICECAST_MOUNT=%q\n' "$ICECAST_MOUNT"
       printf 'export STREAMPLAY_TEST_ICECAST_ADMIN=%q\n' "admin:$admin_pw"
     fi
   } >"$dir/env.sh.tmp"
   mv -f "$dir/env.sh.tmp" "$dir/env.sh"
-  if [[ $http_only -eq 0 ]]; then
+  if [[ $mode == full ]]; then
     log "started in $dir (HTTP port $http_port, fault server port $faults_port," \
       "Icecast port $ice_port)"
   else

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import StreamPlay
 import Synchronization
 
@@ -56,25 +56,25 @@ final class EventReporter: Sendable {
         switch mode {
         case .json:
             guard let position = player.position else { return }
-            var object: [String: Any] = ["event": "position", "position": round3(position),
-                                         "buffer": round3(player.bufferedFraction), "state": player.state.name]
+            var object: [String: JSONValue] = ["event": "position", "position": round3(position),
+                                               "buffer": round3(player.bufferedFraction), "state": .string(player.state.name)]
             if let duration = player.duration { object["duration"] = round3(duration) }
             let statistics = player.statistics
-            object["rebuffers"] = statistics.rebufferCount
+            object["rebuffers"] = .integer(statistics.rebufferCount)
             object["rebufferSeconds"] = round3(statistics.rebufferSeconds)
-            object["reconnects"] = statistics.reconnectCount
+            object["reconnects"] = .integer(statistics.reconnectCount)
             emitJSON(object)
         case .terminal:
             let position = player.position.map(TimeValue.format) ?? "--:--"
             let duration = player.duration.map(TimeValue.format) ?? "--:--"
             let fill = Int((player.bufferedFraction * 100).rounded())
-            var line = "\(player.state.name.padding(toLength: 10, withPad: " ", startingAt: 0)) \(position) / \(duration)  buffer \(fill)%"
+            var line = "\(padded(player.state.name, to: 10)) \(position) / \(duration)  buffer \(fill)%"
             if let title = player.metadata?.title, !title.isEmpty {
                 // Titles come from the network: keep control characters off the terminal.
                 line += "  " + String(title.unicodeScalars.filter { $0.value >= 0x20 && $0.value != 0x7F }.prefix(60).map(Character.init))
             }
             state.withLock { $0.lineOpen = true }
-            FileHandle.standardOutput.write(Data("\r\u{1B}[2K\(line)".utf8))
+            StandardStream.output("\r\u{1B}[2K\(line)")
         case .plain, .quiet:
             break
         }
@@ -86,23 +86,23 @@ final class EventReporter: Sendable {
             defer { state.lineOpen = false }
             return state.lineOpen
         }
-        if open { FileHandle.standardOutput.write(Data("\n".utf8)) }
+        if open { StandardStream.output("\n") }
     }
 
     func error(input: String, error: PlayerError) {
         if mode == .json {
-            emitJSON(["event": "error", "input": Redaction.describe(input), "message": error.description])
+            emitJSON(["event": "error", "input": .string(Redaction.describe(input)), "message": .string(error.description)])
         }
     }
 
-    private static func json(for event: PlayerEvent, input: String) -> [String: Any] {
+    private static func json(for event: PlayerEvent, input: String) -> [String: JSONValue] {
         switch event {
         case .stateChanged(let state):
-            var object: [String: Any] = ["event": "state", "state": state.name, "input": input]
-            if case .failed(let error) = state { object["error"] = error.description }
+            var object: [String: JSONValue] = ["event": "state", "state": .string(state.name), "input": .string(input)]
+            if case .failed(let error) = state { object["error"] = .string(error.description) }
             return object
         case .formatKnown(let format):
-            return ["event": "format", "sampleRate": format.sampleRate, "channels": format.channels]
+            return ["event": "format", "sampleRate": .integer(format.sampleRate), "channels": .integer(format.channels)]
         case .durationKnown(let seconds):
             return ["event": "duration", "duration": round3(seconds)]
         case .bufferingProgress(let fraction):
@@ -110,23 +110,27 @@ final class EventReporter: Sendable {
         case .seeked(let seconds):
             return ["event": "seeked", "position": round3(seconds)]
         case .seekRefused(let error):
-            return ["event": "seekRefused", "error": error.description]
+            return ["event": "seekRefused", "error": .string(error.description)]
         case .rebuffered(let seconds):
             return ["event": "rebuffered", "duration": round3(seconds)]
         case .metadata(let metadata):
-            var object: [String: Any] = ["event": "metadata"]
-            if let title = metadata.title { object["title"] = title }
-            if let url = metadata.url { object["url"] = url }
+            var object: [String: JSONValue] = ["event": "metadata"]
+            if let title = metadata.title { object["title"] = .string(title) }
+            if let url = metadata.url { object["url"] = .string(url) }
             return object
         }
     }
 
-    private func emitJSON(_ object: [String: Any]) {
-        guard let data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]) else { return }
-        FileHandle.standardOutput.write(data + Data("\n".utf8))
+    private func emitJSON(_ object: [String: JSONValue]) {
+        guard let line = JSONValue.line(object) else { return }
+        StandardStream.output(line)
     }
 }
 
-private func round3(_ value: Double) -> Double {
-    (value * 1000).rounded() / 1000
+private func round3(_ value: Double) -> JSONValue {
+    .number((value * 1000).rounded() / 1000)
+}
+
+private func padded(_ text: String, to width: Int) -> String {
+    text + String(repeating: " ", count: max(0, width - text.count))
 }

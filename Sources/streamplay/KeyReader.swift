@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import StreamPlay
 import Synchronization
 #if canImport(Glibc)
@@ -23,9 +23,7 @@ final class KeyReader: Sendable {
     func start() {
         Terminal.enableKeyMode()
         running.store(true, ordering: .relaxed)
-        let thread = Thread { [self] in readLoop() }
-        thread.name = "streamplay-keys"
-        thread.start()
+        BackgroundThread.start(name: "streamplay-keys") { [self] in readLoop() }
     }
 
     func stop() {

@@ -1,5 +1,5 @@
 import Dispatch
-import Foundation
+import FoundationEssentials
 import StreamPlay
 #if canImport(Glibc)
 import Glibc
@@ -16,7 +16,7 @@ enum SignalHandling {
             source.setEventHandler {
                 keys?.stop()
                 player.stop()
-                if Terminal.isInteractive { FileHandle.standardOutput.write(Data("\n".utf8)) }
+                if Terminal.isInteractive { StandardStream.output("\n") }
                 exit(128 + signalNumber)
             }
             source.resume()

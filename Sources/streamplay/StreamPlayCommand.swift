@@ -1,5 +1,5 @@
 import ArgumentParser
-import Foundation
+import FoundationEssentials
 import Logging
 import StreamPlay
 
@@ -75,7 +75,7 @@ struct StreamPlayCommand: AsyncParsableCommand {
             if case .failed(let error) = final {
                 failures += 1
                 reporter.finishLine()
-                FileHandle.standardError.write(Data("streamplay: \(Redaction.describe(input)): \(error)\n".utf8))
+                StandardStream.error("streamplay: \(Redaction.describe(input)): \(error)\n")
                 reporter.error(input: input, error: error)
             }
         }

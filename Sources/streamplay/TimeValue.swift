@@ -26,9 +26,10 @@ struct TimeValue: ExpressibleByArgument, Equatable {
     /// mm:ss for display, h:mm:ss past an hour.
     static func format(_ seconds: Double) -> String {
         let total = max(Int(seconds), 0)
+        func twoDigits(_ value: Int) -> String { value < 10 ? "0\(value)" : "\(value)" }
         if total >= 3600 {
-            return String(format: "%d:%02d:%02d", total / 3600, total / 60 % 60, total % 60)
+            return "\(total / 3600):\(twoDigits(total / 60 % 60)):\(twoDigits(total % 60))"
         }
-        return String(format: "%02d:%02d", total / 60, total % 60)
+        return "\(twoDigits(total / 60)):\(twoDigits(total % 60))"
     }
 }

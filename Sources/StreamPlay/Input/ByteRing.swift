@@ -72,8 +72,8 @@ public final class ByteRing: @unchecked Sendable {
     }
 
     /// Copies all of `bytes` in, or nothing when they do not fit.
-    /// - Returns: `false` when the ring lacks space; the producer should wait for ``waitForSpace``.
-    func write(_ bytes: UnsafeRawBufferPointer) -> Bool {
+    /// - Returns: `false` when the ring lacks space; the producer should wait (``announceProducerWaiting(for:)``).
+    @_spi(Benchmarks) public func write(_ bytes: UnsafeRawBufferPointer) -> Bool {
         let count = bytes.count
         guard count > 0 else { return true }
         let head = written.load(ordering: .relaxed)
@@ -113,7 +113,7 @@ public final class ByteRing: @unchecked Sendable {
     // MARK: Consumer side
 
     /// The generation whose bytes are in the ring now.
-    var generation: Int { currentGeneration.load(ordering: .acquiring) }
+    @_spi(Benchmarks) public var generation: Int { currentGeneration.load(ordering: .acquiring) }
 
     /// Bytes readable by the consumer (of any generation).
     public var available: Int {
@@ -122,7 +122,7 @@ public final class ByteRing: @unchecked Sendable {
 
     /// Reads up to `buffer.count` bytes of `generation`, discarding any of earlier generations.
     /// - Returns: the number of bytes copied; 0 when none of that generation are there yet.
-    func read(into buffer: UnsafeMutableRawBufferPointer, generation: Int) -> Int {
+    @_spi(Benchmarks) public func read(into buffer: UnsafeMutableRawBufferPointer, generation: Int) -> Int {
         // The counter before the generation: bytes counted here that belong to a newer
         // generation imply (release/acquire) that the newer generation is visible below.
         let head = written.load(ordering: .acquiring)

@@ -1,6 +1,9 @@
 import CCurl
 import CStreamPlayShim
-import Foundation
+import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#endif
 import Synchronization
 
 /// Reads an HTTP or HTTPS resource with libcurl on a dedicated thread into the ring.

@@ -1,6 +1,9 @@
 import CCurl
 import CStreamPlayShim
-import Foundation
+import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// The engine's one place for libcurl settings and error mapping, shared by the streaming
 /// transfers and the one-shot fetches (playlists), so both behave the same on the network.

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Reads the playlist files radio sites link to: M3U (`#EXTM3U`, or bare lines) and PLS.
 ///
@@ -25,7 +25,7 @@ enum PlaylistParser {
     static func entries(of text: String, kind: Kind, base: String) -> [String] {
         // isNewline: "\r\n" is one Character in Swift, so comparing with "\n" would miss it.
         let lines = text.split(whereSeparator: \.isNewline)
-            .map { $0.trimmingCharacters(in: .whitespaces) }
+            .map { $0.trimmingWhitespace() }
         var result: [String] = []
         switch kind {
         case .m3u:
@@ -38,7 +38,7 @@ enum PlaylistParser {
             for line in lines {
                 guard line.lowercased().hasPrefix("file"), let equals = line.firstIndex(of: "="),
                       let number = Int(line[line.index(line.startIndex, offsetBy: 4)..<equals]) else { continue }
-                let value = line[line.index(after: equals)...].trimmingCharacters(in: .whitespaces)
+                let value = line[line.index(after: equals)...].trimmingWhitespace()
                 if let entry = resolve(value, against: base) { numbered.append((number, entry)) }
             }
             result = numbered.sorted { $0.0 < $1.0 }.map(\.1)
@@ -58,7 +58,7 @@ enum PlaylistParser {
         guard !(entry.dropFirst(scheme.count).hasPrefix(":") && !scheme.isEmpty) else { return nil }
         if entry.hasPrefix("/") {
             // Absolute: a path for a local playlist, the server's root for a remote one.
-            guard let schemeEnd = base.range(of: "://") else { return entry }
+            guard let schemeEnd = base.firstRange(of: "://") else { return entry }
             let authorityEnd = base[schemeEnd.upperBound...].firstIndex(of: "/") ?? base.endIndex
             return String(base[..<authorityEnd]) + entry
         }

@@ -1,6 +1,6 @@
 import CCurl
 import CStreamPlayShim
-import Foundation
+import FoundationEssentials
 
 /// Fetches a small text resource (a playlist) in one blocking call, with the engine's network
 /// settings. Runs on an engine thread, never on the task pool.

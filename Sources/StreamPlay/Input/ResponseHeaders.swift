@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// What the engine reads from the header lines of an HTTP response.
 ///
@@ -18,7 +18,7 @@ struct ResponseHeaders: Equatable {
 
     /// Takes one header line (with or without its line ending).
     mutating func consume(_ rawLine: String) {
-        let line = rawLine.trimmingCharacters(in: .whitespacesAndNewlines)
+        let line = rawLine.trimmingWhitespace()
         if line.hasPrefix("HTTP/") || line.hasPrefix("ICY ") {
             // A new response block (after a redirect or a 100 Continue): forget the last one.
             // Old Shoutcast servers answer "ICY 200 OK".
@@ -28,7 +28,7 @@ struct ResponseHeaders: Equatable {
         }
         guard let colon = line.firstIndex(of: ":") else { return }
         let name = line[..<colon].lowercased()
-        let value = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+        let value = line[line.index(after: colon)...].trimmingWhitespace()
         switch name {
         case "accept-ranges":
             acceptsRanges = value.lowercased().contains("bytes")

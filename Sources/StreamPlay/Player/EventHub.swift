@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import Synchronization
 
 /// Fans ``PlayerEvent``s out to every ``Player/events`` stream.

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// What a ``Player`` can play: an HTTP(S) URL or a local file.
 public enum MediaLocation: Sendable, Equatable, CustomStringConvertible {
@@ -10,9 +10,9 @@ public enum MediaLocation: Sendable, Equatable, CustomStringConvertible {
     /// Interprets `text` as a URL (http, https, file) or, without a scheme, as a path.
     /// - Throws: ``PlayerError/unsupportedScheme(_:)`` or ``PlayerError/invalidLocation(_:)``.
     public init(parsing text: String) throws(PlayerError) {
-        let trimmed = text.trimmingCharacters(in: .whitespaces)
+        let trimmed = text.trimmingWhitespace()
         guard !trimmed.isEmpty else { throw .invalidLocation(text) }
-        guard let schemeEnd = trimmed.range(of: "://") else {
+        guard let schemeEnd = trimmed.firstRange(of: "://") else {
             self = .file(trimmed)
             return
         }

@@ -1,4 +1,7 @@
-import Foundation
+import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#endif
 import Logging
 import Synchronization
 
@@ -116,9 +119,10 @@ final class PlaybackSession: @unchecked Sendable {
             return try entries(text, kind: kind, base: base)
         case .file(let path):
             guard let kind = PlaylistParser.kind(of: path) else { return [location] }
-            guard let file = FileHandle(forReadingAtPath: path) else { throw .fileNotFound(path: path) }
-            defer { try? file.close() }
-            let data = (try? file.read(upToCount: ResourceFetcher.limit + 1)) ?? Data()
+            guard let file = fopen(path, "rb") else { throw .fileNotFound(path: path) }
+            defer { fclose(file) }
+            var data = [UInt8](repeating: 0, count: ResourceFetcher.limit + 1)
+            data.removeLast(data.count - fread(&data, 1, data.count, file))
             guard data.count <= ResourceFetcher.limit else {
                 throw .notAudio(url: path, reason: "playlist larger than \(ResourceFetcher.limit) bytes")
             }

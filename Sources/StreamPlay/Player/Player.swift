@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import Synchronization
 
 /// Plays MP3 from HTTP(S) URLs and files: the controller a music player links.
@@ -47,7 +47,7 @@ public final class Player: Sendable {
             // join itself: the stop happens on a thread of its own.
             let (session, sink) = core.withEngineLock { ($0.session, $0.sink) }
             if session != nil || sink != nil {
-                Thread { session?.stop(); sink?.close() }.start()
+                _ = EngineThread(name: "sp-release") { session?.stop(); sink?.close() }
             }
         } else {
             stop()

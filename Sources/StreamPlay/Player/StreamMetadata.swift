@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// What an internet radio stream says about what it plays now (ICY `StreamTitle`, `StreamUrl`).
 public struct StreamMetadata: Sendable, Equatable {
@@ -27,10 +27,10 @@ public struct StreamMetadata: Sendable, Equatable {
     /// The value of `name='…';`. A title may itself hold quotes and semicolons, so the value
     /// ends at the first `';` that starts another field or ends the block.
     private static func field(_ name: String, in text: String) -> String? {
-        guard let start = text.range(of: "\(name)='") else { return nil }
+        guard let start = text.firstRange(of: "\(name)='") else { return nil }
         let rest = text[start.upperBound...]
         var searchFrom = rest.startIndex
-        while let end = rest[searchFrom...].range(of: "';") {
+        while let end = rest[searchFrom...].firstRange(of: "';") {
             let after = rest[end.upperBound...]
             if after.isEmpty || after.hasPrefix("Stream") || after.allSatisfy({ $0 == "\0" || $0.isWhitespace }) {
                 return String(rest[..<end.lowerBound])

@@ -8,7 +8,7 @@ enum RedactedURL {
         if let query = text.firstIndex(where: { $0 == "?" || $0 == "#" }) {
             text = text[..<query]
         }
-        if let schemeEnd = text.range(of: "://") {
+        if let schemeEnd = text.firstRange(of: "://") {
             let authorityStart = schemeEnd.upperBound
             let authorityEnd = text[authorityStart...].firstIndex(of: "/") ?? text.endIndex
             if let at = text[authorityStart..<authorityEnd].lastIndex(of: "@") {

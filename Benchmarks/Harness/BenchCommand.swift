@@ -1,0 +1,138 @@
+import ArgumentParser
+import Foundation
+
+/// `streamplay-bench`: StreamPlay measured side by side with mpg123, mpv, ffplay and
+/// GStreamer. scripts/bench.sh sets up the media and servers and runs it.
+@main
+struct BenchCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "streamplay-bench",
+        abstract: "Measures StreamPlay against mpg123, mpv, ffplay and GStreamer on this machine.",
+        subcommands: [RunCommand.self, MemoryGrowthCommand.self],
+        defaultSubcommand: RunCommand.self
+    )
+}
+
+/// Runs the scenarios in interleaved rounds and writes the JSON and Markdown reports.
+struct RunCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "run", abstract: "Run the benchmark scenarios.")
+
+    @Option(help: "Directory of the media made by scripts/make-bench-media.sh.")
+    var media: String
+
+    @Option(help: "The streamplay executable to measure (a release build).")
+    var streamplay: String
+
+    @Option(help: "Where to write the results as JSON.")
+    var json: String
+
+    @Option(help: "Where to write the results as a Markdown table.")
+    var markdown: String
+
+    @Option(help: "Rounds of each scenario (at least 7 for figures worth quoting).")
+    var rounds: Int?
+
+    @Flag(help: "A short run that only checks that every scenario works: one round, small files.")
+    var smoke = false
+
+    @Option(help: "Comma-separated scenarios to run: \(Scenarios.all.map { $0.key }.joined(separator: ",")).")
+    var scenarios: String?
+
+    @Option(help: "The command line to print in the report.")
+    var commandLine = "bash scripts/bench.sh"
+
+    mutating func run() throws {
+        let environment = ProcessInfo.processInfo.environment
+        func required(_ name: String) throws -> String {
+            guard let value = environment[name], !value.isEmpty else {
+                throw ValidationError("\(name) is not set: run the harness through scripts/bench.sh")
+            }
+            return value
+        }
+        _ = try required("PULSE_SERVER")
+        let roundCount = rounds ?? (smoke ? 1 : 7)
+        let context = try BenchContext(
+            mediaDirectory: media, httpBase: try required("STREAMPLAY_TEST_HTTP"),
+            faultsBase: try required("STREAMPLAY_TEST_FAULTS"), accessLog: try required("STREAMPLAY_TEST_ACCESS_LOG"),
+            streamplay: streamplay, rounds: roundCount, smoke: smoke, only: nil)
+        defer { context.releaseSinks() }
+        let chosen = scenarios.map { Set($0.split(separator: ",").map(String.init)) }
+        if let chosen {
+            let unknown = chosen.subtracting(Scenarios.all.map { $0.key })
+            guard unknown.isEmpty else { throw ValidationError("unknown scenario(s): \(unknown.sorted().joined(separator: ", "))") }
+        }
+
+        var versions: [String: String] = [:]
+        for subject in context.subjects {
+            if let version = subject.version() { versions[subject.rawValue] = version }
+        }
+        var report = BenchReport(
+            date: Self.today(), machine: Self.machine(), command: commandLine, rounds: roundCount, smoke: smoke,
+            versions: versions,
+            skipped: context.missing.map { "\($0.rawValue): \($0.program ?? "it") is not installed" },
+            scenarios: [], notes: [])
+        for scenario in Scenarios.all where chosen?.contains(scenario.key) ?? true {
+            let started = MonotonicClock.now()
+            log("\(scenario.key): \(roundCount) round(s)")
+            let results = try scenario.run(context)
+            for result in results {
+                result.summarise()
+                report.scenarios.append(result)
+            }
+            log(String(format: "%@: done in %.0f s", scenario.key, MonotonicClock.now() - started))
+            // Partial results survive a later failure.
+            try write(report)
+        }
+        report.notes.append("Times are measured at the null sink's monitor with the sample clock (see Benchmarks/README.md): each includes the same fixed delay of the method, which the pacat floor shows.")
+        try write(report)
+        print(MarkdownReport.render(report))
+    }
+
+    private func write(_ report: BenchReport) throws {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+        try encoder.encode(report).write(to: URL(fileURLWithPath: json))
+        try MarkdownReport.render(report).write(toFile: markdown, atomically: true, encoding: .utf8)
+    }
+
+    private func log(_ message: String) {
+        FileHandle.standardError.write(Data("streamplay-bench: \(message)\n".utf8))
+    }
+
+    private static func today() -> String {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "UTC")
+        formatter.dateFormat = "yyyy-MM-dd HH:mm 'UTC'"
+        return formatter.string(from: Date())
+    }
+
+    /// CPU model, core count and kernel: what the figures were measured on.
+    private static func machine() -> String {
+        let cpu = (ProcFile.read("/proc/cpuinfo") ?? "").split(separator: "\n")
+            .first { $0.hasPrefix("model name") }
+            .map { $0.split(separator: ":", maxSplits: 1)[1].trimmingCharacters(in: .whitespaces) } ?? "unknown CPU"
+        var name = utsname()
+        uname(&name)
+        let kernel = withUnsafeBytes(of: &name.release) { String(cString: $0.bindMemory(to: CChar.self).baseAddress!) }
+        return "\(cpu), \(ProcessInfo.processInfo.activeProcessorCount) cores, Linux \(kernel)"
+    }
+}
+
+/// The child side of the long-stream memory scenario (started by the harness itself).
+struct MemoryGrowthCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "memory-growth", abstract: "Decode a long stream to the null sink, printing resident memory.",
+        shouldDisplay: false)
+
+    @Option(help: "The stream to decode.")
+    var url: String
+
+    @Option(help: "Its length in seconds.")
+    var seconds: Double
+
+    func run() throws {
+        let status = LongStreamMemory.decode(url: url, seconds: seconds)
+        if status != 0 { throw ExitCode(status) }
+    }
+}

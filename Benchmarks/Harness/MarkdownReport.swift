@@ -1,0 +1,86 @@
+import Foundation
+
+/// The report as Markdown tables, the form the README shows.
+enum MarkdownReport {
+    static func render(_ report: BenchReport) -> String {
+        var lines: [String] = []
+        lines.append("Measured \(report.date) on \(report.machine), \(report.rounds) interleaved round(s)\(report.smoke ? " (smoke run: small files, figures not meaningful)" : "").")
+        lines.append("Command: `\(report.command)`.")
+        lines.append("")
+        lines.append("Values are medians (min–max) over rounds. \"× best peer\" is, per round, the value divided by the best of mpg123, mpv, ffplay and GStreamer in that same round, then the median (min–max) of those ratios; below 1 is better than every peer where smaller is better.")
+        lines.append("")
+        if !report.versions.isEmpty {
+            lines.append("Peers: " + report.versions.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" }.joined(separator: "; ") + ".")
+            lines.append("")
+        }
+        for skipped in report.skipped { lines.append("- Skipped: \(skipped)") }
+        if !report.skipped.isEmpty { lines.append("") }
+        for scenario in report.scenarios {
+            lines.append("### \(scenario.title)")
+            lines.append("")
+            lines.append(scenario.method)
+            lines.append("")
+            var header = "| Player |"
+            var rule = "|---|"
+            for metric in scenario.metrics {
+                header += " \(metric.title) |"
+                rule += "---|"
+                if metric.lowerIsBetter != nil {
+                    header += " × best peer |"
+                    rule += "---|"
+                }
+            }
+            lines.append(header)
+            lines.append(rule)
+            for subject in Subject.allCases where scenario.hasValues(for: subject) {
+                var row = "| \(subject.rawValue) |"
+                for metric in scenario.metrics {
+                    row += " \(cell(scenario, subject, metric)) |"
+                    if metric.lowerIsBetter != nil {
+                        row += " \(ratioCell(scenario.ratio(subject, metric.key))) |"
+                    }
+                }
+                lines.append(row)
+            }
+            lines.append("")
+            for note in scenario.notes { lines.append("- \(note)") }
+            if !scenario.notes.isEmpty { lines.append("") }
+        }
+        for note in report.notes { lines.append("- \(note)") }
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    private static func cell(_ scenario: ScenarioResult, _ subject: Subject, _ metric: Metric) -> String {
+        let failed = scenario.failureCount(subject, metric.key)
+        let suffix = failed > 0 ? " (\(failed) failed)" : ""
+        guard let summary = scenario.summary(subject, metric.key) else { return "–" + suffix }
+        if metric.unit == "yes/no" {
+            return "\(Int(summaryTotal(scenario, subject, metric).rounded()))/\(summary.count)" + suffix
+        }
+        if summary.min == summary.max { return format(summary.median, metric.unit) + suffix }
+        return "\(format(summary.median, metric.unit)) (\(format(summary.min, metric.unit))–\(format(summary.max, metric.unit)))" + suffix
+    }
+
+    private static func summaryTotal(_ scenario: ScenarioResult, _ subject: Subject, _ metric: Metric) -> Double {
+        (scenario.values[subject.rawValue]?[metric.key] ?? []).compactMap { $0 }.reduce(0, +)
+    }
+
+    private static func ratioCell(_ summary: Summary?) -> String {
+        guard let summary else { return "–" }
+        let median = String(format: "%.2f", summary.median)
+        if summary.count == 1 { return median }
+        return "\(median) (\(String(format: "%.2f", summary.min))–\(String(format: "%.2f", summary.max)))"
+    }
+
+    static func format(_ value: Double, _ unit: String) -> String {
+        switch unit {
+        case "ms": return String(format: value < 10 ? "%.1f ms" : "%.0f ms", value)
+        case "s": return String(format: "%.2f s", value)
+        case "count": return value == value.rounded() ? String(Int(value)) : String(format: "%.1f", value)
+        case "MiB": return String(format: "%.1f MiB", value)
+        case "ms/s": return String(format: "%.2f ms/s", value)
+        case "x": return String(format: "%.0f×", value)
+        default: return String(format: "%.3g %@", value, unit)
+        }
+    }
+}

@@ -1,0 +1,42 @@
+/// What a recording shows of one play from start to end: when sound began, the gaps in it
+/// (rebuffers, outages) and how much audio was heard.
+struct PlaybackTrace {
+    /// Seconds from the ask to the first sound.
+    let firstSound: Double
+    /// Lengths in seconds of the silent stretches between the first and the last sound.
+    let gaps: [Double]
+    /// Seconds of sound heard (first to last sound, less the gaps).
+    let heard: Double
+
+    /// Silence shorter than this is not a gap: the test signal is never that quiet for so long.
+    static let minimumGap = 0.02
+
+    /// Reads the trace of frames `from`..<`to` of `samples` (interleaved stereo starting at
+    /// frame `firstFrame`); `ask` is the frame at which play was asked.
+    init?(samples: [Int16], firstFrame: Int, ask: Int, rate: Int, threshold: Int16 = 64) {
+        let frames = samples.count / 2
+        func loud(_ frame: Int) -> Bool {
+            abs(Int(samples[2 * frame])) > Int(threshold) || abs(Int(samples[2 * frame + 1])) > Int(threshold)
+        }
+        guard let first = (0..<frames).first(where: loud),
+              let last = (0..<frames).last(where: loud) else { return nil }
+        let minimumFrames = Int(Self.minimumGap * Double(rate))
+        var gaps: [Double] = []
+        var silentRun = 0
+        var silentTotal = 0
+        for frame in first...last {
+            if loud(frame) {
+                if silentRun >= minimumFrames {
+                    gaps.append(Double(silentRun) / Double(rate))
+                    silentTotal += silentRun
+                }
+                silentRun = 0
+            } else {
+                silentRun += 1
+            }
+        }
+        firstSound = Double(firstFrame + first - ask) / Double(rate)
+        self.gaps = gaps
+        heard = Double(last - first + 1 - silentTotal) / Double(rate)
+    }
+}

@@ -1,0 +1,105 @@
+import Foundation
+
+/// One figure a scenario measures, per subject and round.
+struct Metric: Codable, Sendable {
+    let key: String
+    let title: String
+    /// "ms", "s", "count", "yes/no", "%", "MiB", "ms/s".
+    let unit: String
+    /// Whether a smaller value is better; ratios to the best peer are given only for such metrics.
+    let lowerIsBetter: Bool?
+}
+
+/// Median, extremes and count of a series.
+struct Summary: Codable, Sendable {
+    let median: Double
+    let min: Double
+    let max: Double
+    let count: Int
+
+    init?(_ values: [Double]) {
+        guard !values.isEmpty else { return nil }
+        let sorted = values.sorted()
+        let middle = sorted.count / 2
+        median = sorted.count % 2 == 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2
+        min = sorted[0]
+        max = sorted[sorted.count - 1]
+        count = sorted.count
+    }
+}
+
+/// All values of one scenario: `values[subject][metric]` holds one entry per round (nil: the
+/// round gave no value, e.g. a timeout).
+final class ScenarioResult: Codable, @unchecked Sendable {
+    let key: String
+    let title: String
+    let method: String
+    let metrics: [Metric]
+    private(set) var values: [String: [String: [Double?]]] = [:]
+    var notes: [String] = []
+    /// Filled by ``summarise()`` for the report.
+    private(set) var summaries: [String: [String: Summary]] = [:]
+    private(set) var ratios: [String: [String: Summary]] = [:]
+    private(set) var failures: [String: [String: Int]] = [:]
+
+    init(key: String, title: String, method: String, metrics: [Metric]) {
+        self.key = key
+        self.title = title
+        self.method = method
+        self.metrics = metrics
+    }
+
+    func record(_ subject: Subject, _ metric: String, round: Int, _ value: Double?) {
+        var series = values[subject.rawValue, default: [:]][metric, default: []]
+        while series.count < round { series.append(nil) }
+        if series.count == round { series.append(value) } else { series[round] = value }
+        values[subject.rawValue, default: [:]][metric] = series
+    }
+
+    /// Medians, and per round the ratio to the best peer of that round.
+    func summarise() {
+        for (subject, byMetric) in values {
+            for (metric, series) in byMetric {
+                summaries[subject, default: [:]][metric] = Summary(series.compactMap { $0 })
+                failures[subject, default: [:]][metric] = series.filter { $0 == nil }.count
+            }
+        }
+        let peers = Subject.allCases.filter(\.isPeer).map(\.rawValue)
+        for metric in metrics where metric.lowerIsBetter != nil {
+            let rounds = values.values.map { $0[metric.key]?.count ?? 0 }.max() ?? 0
+            for (subject, byMetric) in values {
+                guard let series = byMetric[metric.key] else { continue }
+                var roundRatios: [Double] = []
+                for round in 0..<min(rounds, series.count) {
+                    guard let value = series[round] else { continue }
+                    let peerValues = peers.compactMap { peer -> Double? in
+                        guard let peerSeries = values[peer]?[metric.key], round < peerSeries.count else { return nil }
+                        return peerSeries[round]
+                    }
+                    let best = metric.lowerIsBetter == true ? peerValues.min() : peerValues.max()
+                    guard let best, best > 0 else { continue }
+                    roundRatios.append(value / best)
+                }
+                ratios[subject, default: [:]][metric.key] = Summary(roundRatios)
+            }
+        }
+    }
+
+    func summary(_ subject: Subject, _ metric: String) -> Summary? { summaries[subject.rawValue]?[metric] }
+    func ratio(_ subject: Subject, _ metric: String) -> Summary? { ratios[subject.rawValue]?[metric] }
+    func failureCount(_ subject: Subject, _ metric: String) -> Int { failures[subject.rawValue]?[metric] ?? 0 }
+    func hasValues(for subject: Subject) -> Bool { values[subject.rawValue] != nil }
+}
+
+/// Everything one run of the harness measured.
+struct BenchReport: Codable, Sendable {
+    var date: String
+    var machine: String
+    var command: String
+    var rounds: Int
+    var smoke: Bool
+    var versions: [String: String]
+    var skipped: [String]
+    var scenarios: [ScenarioResult]
+    var notes: [String]
+}

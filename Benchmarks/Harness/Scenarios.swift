@@ -1,0 +1,13 @@
+/// The measurements, in the order of the benchmark issue; each returns its filled results.
+protocol Scenario {
+    /// The name used with --scenarios.
+    static var key: String { get }
+    static func run(_ context: BenchContext) throws -> [ScenarioResult]
+}
+
+enum Scenarios {
+    nonisolated(unsafe) static let all: [any Scenario.Type] = [
+        ProcessStartup.self, TimeToFirstAudio.self, SeekLatency.self, ThrottledLinks.self,
+        DropRecovery.self, PositionAccuracy.self, CPUAndMemory.self, LongStreamMemory.self,
+    ]
+}

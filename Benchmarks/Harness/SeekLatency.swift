@@ -1,0 +1,55 @@
+import StreamPlay
+
+/// 2. Seek latency: from the seek (or, for commands, the spawn with a start offset) to the
+/// first sample of the new position at the monitor, and whether a Range request fetched it.
+enum SeekLatency: Scenario {
+    static let key = "seek"
+
+    static func run(_ context: BenchContext) throws -> [ScenarioResult] {
+        let file = "seek.mp3"
+        let target = try context.manifest.file(file).seekTo ?? 0
+        let result = ScenarioResult(
+            key: key, title: "2. Seek latency",
+            method: "\(file) is silent up to \(Int(target)) s and sound after. The library plays it, and once playing is told `seek(to: \(Int(target)))`: from that call to the first sound. The commands are started with that offset (`--start`, `-k`, `--start=`, `-ss`): from the spawn to the first sound, so their figure includes their start-up (scenario 0 and 1 show how much). \"Range\" is whether the access log shows a Range request from past byte 0. gst-launch has no start option and is not measured.",
+            metrics: [
+                Metric(key: "seek", title: "Seek to sound", unit: "ms", lowerIsBetter: true),
+                Metric(key: "range", title: "Range request", unit: "yes/no", lowerIsBetter: nil),
+            ])
+        let sink = try context.sinks(1)[0]
+        for round in 0..<context.rounds {
+            for subject in context.subjects where subject != .pacatFloor {
+                let tag = context.nextTrialTag()
+                let url = context.httpURL(file, tag: tag)
+                let seconds: Double?
+                if subject == .library {
+                    seconds = librarySeek(url, to: target, on: sink, context: context)
+                } else if let command = subject.command(url: url, start: target, streamplay: context.streamplay) {
+                    seconds = context.spawnToSound(command, subject: subject, on: sink)
+                } else {
+                    continue
+                }
+                result.record(subject, "seek", round: round, seconds.map { $0 * 1000 })
+                result.record(subject, "range", round: round, context.usedRange(tag: tag) ? 1 : 0)
+            }
+        }
+        return [result]
+    }
+
+    private static func librarySeek(_ url: String, to target: Double, on sink: BenchSink, context: BenchContext) -> Double? {
+        context.settle(sink)
+        let player = sink.libraryPlayer
+        player.play(.remote(url))
+        let deadline = MonotonicClock.now() + 10
+        while player.state != .playing, MonotonicClock.now() < deadline { MonotonicClock.sleep(0.005) }
+        guard player.state == .playing else {
+            player.stop()
+            return nil
+        }
+        MonotonicClock.sleep(0.3)
+        let ask = MonotonicClock.now()
+        player.seek(to: target)
+        let seconds = context.timeToSound(on: sink, ask: ask)
+        player.stop()
+        return seconds
+    }
+}

@@ -1,0 +1,81 @@
+import StreamPlay
+
+/// Players run at the same time, each on its own sink: for measurements bounded by the link or
+/// by real time (throttled links, drops, CPU and memory), not by start-up latency.
+final class SideBySide {
+    /// One player of the run.
+    final class Run {
+        let subject: Subject
+        let sink: BenchSink
+        let ask: Double
+        let child: ChildProcess?
+        private(set) var end: Double?
+
+        init(subject: Subject, sink: BenchSink, ask: Double, child: ChildProcess?) {
+            self.subject = subject
+            self.sink = sink
+            self.ask = ask
+            self.child = child
+        }
+
+        /// Checks (and remembers) whether the player has finished by itself.
+        func poll() -> Bool {
+            if end != nil { return true }
+            let done: Bool
+            if let child {
+                done = child.hasExited
+            } else {
+                done = MonotonicClock.now() - ask > 0.5 && sink.libraryPlayer.state.isFinal
+            }
+            if done { end = MonotonicClock.now() }
+            return done
+        }
+
+        func stop() {
+            if let child { child.terminate() } else { sink.libraryPlayer.stop() }
+            if end == nil { end = MonotonicClock.now() }
+        }
+
+        /// What the sink's monitor heard from the ask to the end.
+        func trace() -> PlaybackTrace? {
+            guard let end else { return nil }
+            let recorder = sink.recorder
+            recorder.waitUntilRecorded(end + 0.3)
+            let ask = recorder.frame(at: self.ask)
+            let (first, samples) = recorder.samples(frames: ask..<(recorder.frame(at: end) + recorder.rate / 4))
+            return PlaybackTrace(samples: samples, firstFrame: first, ask: ask, rate: recorder.rate)
+        }
+    }
+
+    let runs: [Run]
+
+    /// Starts every subject on its own sink, playing the URL `url` gives it.
+    init(_ subjects: [Subject], context: BenchContext, url: (Subject) -> String) throws {
+        let sinks = try context.sinks(subjects.count)
+        sinks.forEach(context.settle)
+        var runs: [Run] = []
+        for (subject, sink) in zip(subjects, sinks) {
+            let ask = MonotonicClock.now()
+            if subject == .library {
+                sink.libraryPlayer.play(.remote(url(subject)))
+                runs.append(Run(subject: subject, sink: sink, ask: ask, child: nil))
+            } else if let command = subject.command(url: url(subject), streamplay: context.streamplay) {
+                let child = try ChildProcess(command, environment: subject.environment(sink: sink.name))
+                runs.append(Run(subject: subject, sink: sink, ask: ask, child: child))
+            }
+        }
+        self.runs = runs
+    }
+
+    /// Waits until every player has finished by itself, or stops the rest at `timeout`.
+    func waitForAll(timeout: Double) {
+        let deadline = MonotonicClock.now() + timeout
+        while !runs.allSatisfy({ $0.poll() }) {
+            if MonotonicClock.now() >= deadline {
+                runs.forEach { $0.stop() }
+                return
+            }
+            MonotonicClock.sleep(0.01)
+        }
+    }
+}

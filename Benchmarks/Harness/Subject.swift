@@ -1,0 +1,113 @@
+import Foundation
+
+/// A player the harness measures: StreamPlay (the library in-process, or the `streamplay`
+/// command) or a peer command, each started the way its users would start it.
+enum Subject: String, CaseIterable, Codable, Sendable {
+    case library = "StreamPlay (library)"
+    case streamplay = "streamplay"
+    case mpg123 = "mpg123"
+    case mpv = "mpv"
+    case ffplay = "ffplay"
+    case gstreamer = "gst-launch playbin"
+    /// pacat playing raw PCM from disk: no network, no decoding. The floor of the method.
+    case pacatFloor = "pacat (floor)"
+
+    /// The players people would use instead: ratios are taken against the best of these.
+    var isPeer: Bool {
+        switch self {
+        case .mpg123, .mpv, .ffplay, .gstreamer: true
+        case .library, .streamplay, .pacatFloor: false
+        }
+    }
+
+    /// The program that must be on PATH (nil: the library, or the streamplay path given).
+    var program: String? {
+        switch self {
+        case .library, .streamplay: nil
+        case .mpg123: "mpg123"
+        case .mpv: "mpv"
+        case .ffplay: "ffplay"
+        case .gstreamer: "gst-launch-1.0"
+        case .pacatFloor: "pacat"
+        }
+    }
+
+    /// The command that plays `url` from `start` seconds on, or nil when the program cannot
+    /// start at an offset.
+    func command(url: String, start: Double? = nil, streamplay: String) -> [String]? {
+        let offset = start ?? 0
+        switch self {
+        case .library, .pacatFloor:
+            return nil
+        case .streamplay:
+            return [streamplay, "--quiet"] + (offset > 0 ? ["--start", String(offset)] : []) + [url]
+        case .mpg123:
+            // -k skips whole MPEG frames (1152 samples each at 44.1 kHz).
+            let frames = Int((offset * 44100 / 1152).rounded())
+            return ["mpg123", "-q", "-o", "pulse"] + (offset > 0 ? ["-k", String(frames)] : []) + [url]
+        case .mpv:
+            return ["mpv", "--no-config", "--no-video", "--ao=pulse", "--really-quiet"]
+                + (offset > 0 ? ["--start=\(offset)"] : []) + [url]
+        case .ffplay:
+            return ["ffplay", "-nodisp", "-autoexit", "-loglevel", "quiet"]
+                + (offset > 0 ? ["-ss", String(offset)] : []) + ["-i", url]
+        case .gstreamer:
+            // gst-launch has no start offset: seeks are not measured for it.
+            guard offset == 0 else { return nil }
+            return ["gst-launch-1.0", "-q", "playbin", "uri=\(url)", "audio-sink=pulsesink",
+                    "video-sink=fakesink"]
+        }
+    }
+
+    /// What the command needs in its environment to play on `sink`.
+    func environment(sink: String) -> [String: String] {
+        var environment = ["PULSE_SINK": sink]
+        if self == .ffplay { environment["SDL_AUDIODRIVER"] = "pulseaudio" }
+        return environment
+    }
+
+    /// Whether this subject can run here.
+    func isAvailable(streamplay: String) -> Bool {
+        switch self {
+        case .library: true
+        case .streamplay: FileManager.default.isExecutableFile(atPath: streamplay)
+        default: program.map(Self.onPath) ?? false
+        }
+    }
+
+    static func onPath(_ program: String) -> Bool {
+        let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
+        return path.split(separator: ":").contains {
+            FileManager.default.isExecutableFile(atPath: "\($0)/\(program)")
+        }
+    }
+
+    /// The version line the program prints, for the report.
+    func version() -> String? {
+        let arguments: [String]
+        switch self {
+        case .mpg123: arguments = ["mpg123", "--version"]
+        case .mpv: arguments = ["mpv", "--version"]
+        case .ffplay: arguments = ["ffplay", "-version"]
+        case .gstreamer: arguments = ["gst-launch-1.0", "--version"]
+        case .pacatFloor: arguments = ["pacat", "--version"]
+        case .library, .streamplay: return nil
+        }
+        return CommandOutput.firstLine(arguments)
+    }
+}
+
+/// The first line a short-lived command prints.
+enum CommandOutput {
+    static func firstLine(_ arguments: [String]) -> String? {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("bench-\(getpid())-version").path
+        defer { unlink(path) }
+        guard let child = try? ChildProcess(arguments, logPath: path) else { return nil }
+        guard child.wait(timeout: 10) else {
+            child.terminate()
+            return nil
+        }
+        let text = (try? String(contentsOfFile: path, encoding: .utf8)) ?? ""
+        return text.split(separator: "\n").first.map(String.init)
+    }
+}

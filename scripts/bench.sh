@@ -1,0 +1,120 @@
+#!/usr/bin/env bash
+# The benchmark command (README): bash scripts/bench.sh [--smoke] [streamplay-bench arguments]
+#
+# Installs the Debian packages with the peer players (mpv, GStreamer; mpg123 and ffplay come
+# with the base packages), makes the benchmark media (cached in .build-bench-media/, or
+# .build-bench-media-smoke/ with --smoke), starts nginx, PulseAudio and the fault server on
+# 127.0.0.1 (scripts/test-servers.sh --bench), builds streamplay and streamplay-bench in
+# release mode and runs the comparison harness, then the library's micro-benchmarks
+# (`swift package benchmark`, ordo-one/benchmark).
+#
+# A full run writes Benchmarks/results/results.json, results.md and micro.md (all replaced).
+# --smoke is a quick check that every scenario works (small files, one round): it writes into
+# the temporary directory instead, never over the committed results, and prints the Markdown
+# at the end. Further arguments go to streamplay-bench (e.g. --rounds 3, --scenarios seek).
+# STREAMPLAY_KEEP_BENCH_DIR=1 keeps the temporary directory (server logs, access log, smoke
+# results) after a successful run; after a failed one it is always kept.
+set -euo pipefail
+
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+root=$PWD
+
+# --smoke may come anywhere; everything else is the harness's.
+smoke=0
+args=()
+for arg in "$@"; do
+  if [[ $arg == --smoke ]]; then
+    smoke=1
+  else
+    args+=("$arg")
+  fi
+done
+
+# The command line the report quotes (a later --command-line among the arguments wins). Words
+# with characters a shell would take specially are single-quoted.
+command_line="bash scripts/bench.sh"
+[[ $smoke -eq 1 ]] && command_line+=" --smoke"
+for arg in "${args[@]}"; do
+  if [[ $arg =~ ^[[:alnum:]_./=:,+@%-]+$ ]]; then
+    command_line+=" $arg"
+  else
+    command_line+=" ${arg@Q}"
+  fi
+done
+
+bash scripts/install-deps.sh --peers
+
+# After the install, so that every tool is there to ask. Each in $(...): a version that cannot
+# be read (or a SIGPIPE from head) must not end the run.
+echo "bench.sh: tools:"
+echo "  $(mpg123 --version 2>&1 | head -n1)"
+echo "  $(mpv --version 2>&1 | head -n1)"
+echo "  $(ffplay -version 2>&1 | head -n1)"
+echo "  $(gst-launch-1.0 --version 2>&1 | head -n1)"
+
+smoke_args=()
+if [[ $smoke -eq 1 ]]; then
+  media="$root/.build-bench-media-smoke"
+  bash scripts/make-bench-media.sh "$media" --smoke
+  smoke_args=(--smoke)
+else
+  media="$root/.build-bench-media"
+  bash scripts/make-bench-media.sh "$media"
+fi
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/streamplay-bench.XXXXXX")
+status=1
+# shellcheck disable=SC2317  # reached through the EXIT trap
+cleanup() {
+  bash "$root/scripts/test-servers.sh" stop "$tmp" || true
+  if [[ $status -eq 0 && ${STREAMPLAY_KEEP_BENCH_DIR:-0} != 1 ]]; then
+    rm -rf "$tmp"
+  else
+    echo "bench.sh: server logs and access log kept in $tmp" >&2
+  fi
+}
+trap cleanup EXIT
+
+if [[ $smoke -eq 1 ]]; then
+  out="$tmp/results"
+else
+  out="$root/Benchmarks/results"
+fi
+mkdir -p "$out"
+
+# --owner-pid: should this script be killed outright, the servers stop by themselves.
+MEDIA_DIR="$media" bash scripts/test-servers.sh start "$tmp" --bench --owner-pid $$
+# shellcheck source=/dev/null
+source "$tmp/env.sh"
+
+swift build -c release --product streamplay
+swift build -c release --product streamplay-bench
+
+.build/release/streamplay-bench --media "$media" --streamplay .build/release/streamplay \
+  --json "$out/results.json" --markdown "$out/results.md" "${smoke_args[@]}" \
+  --command-line "$command_line" "${args[@]}"
+
+# The micro-benchmarks read the media through STREAMPLAY_BENCH_MEDIA (bench-media.json). The
+# plugin (benchmark 1.38) has no option to shorten a run; each benchmark bounds itself
+# (maxDuration, maxIterations), and with --smoke the files it decodes are the short ones.
+# Captured first, so that a failed run leaves no half table in micro.md.
+export STREAMPLAY_BENCH_MEDIA=$media
+swift package benchmark --target StreamPlayBenchmarks --no-progress --format markdown \
+  --path stdout >"$tmp/micro.out"
+{
+  echo "# Micro-benchmarks"
+  echo
+  echo "\`$command_line\`, $(date -u +%Y-%m-%d); \`swift package benchmark\` (ordo-one/benchmark)."
+  echo
+  cat "$tmp/micro.out"
+} >"$out/micro.md"
+
+if [[ $smoke -eq 1 ]]; then
+  echo
+  cat "$out/results.md"
+  echo
+  cat "$out/micro.md"
+else
+  echo "bench.sh: results in $out" >&2
+fi
+status=0
