@@ -68,4 +68,13 @@ if [[ $status -eq 0 && ${STREAMPLAY_SANITIZERS:-1} == 1 && $# -eq 0 ]]; then
     set -e
   fi
 fi
+# A smoke run of the benchmark harness (one round, small files) keeps it working; its timings
+# are not judged here. STREAMPLAY_BENCH_SMOKE=0 skips it.
+if [[ $status -eq 0 && ${STREAMPLAY_BENCH_SMOKE:-1} == 1 && $# -eq 0 ]]; then
+  echo "test.sh: a smoke run of the benchmark harness"
+  set +e
+  bash scripts/bench.sh --smoke
+  status=$?
+  set -e
+fi
 exit "$status"

@@ -83,6 +83,10 @@ struct RunCommand: ParsableCommand {
             // Partial results survive a later failure.
             try write(report)
         }
+        let spreads = context.sinks.map { String(format: "%@ %.1f ms", $0.name, $0.recorder.clockSpread * 1000) }
+        if !spreads.isEmpty {
+            report.notes.append("Spread of the monitors' arrivals around their sample clocks (the monitor's batching; much more would mean lost frames): \(spreads.joined(separator: ", ")).")
+        }
         report.notes.append("Times are measured at the null sink's monitor with the sample clock (see Benchmarks/README.md): each includes the same fixed delay of the method, which the pacat floor shows.")
         try write(report)
         print(MarkdownReport.render(report))

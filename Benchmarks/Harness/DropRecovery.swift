@@ -1,3 +1,5 @@
+import Foundation
+
 /// 4. Recovery from a dropped connection: the server closes the socket part-way through the
 /// track (the fault server, paced at 1.5× the bitrate so the drop comes while playing).
 enum DropRecovery: Scenario {
@@ -16,6 +18,7 @@ enum DropRecovery: Scenario {
                 Metric(key: "resumed", title: "Resumed", unit: "yes/no", lowerIsBetter: nil),
                 Metric(key: "outage", title: "Outage", unit: "ms", lowerIsBetter: nil),
                 Metric(key: "lost", title: "Audio lost", unit: "ms", lowerIsBetter: nil),
+                Metric(key: "reported", title: "Rebuffers the Player counted", unit: "count", lowerIsBetter: nil),
             ])
         for round in 0..<context.rounds {
             let tag = context.nextTrialTag()
@@ -24,11 +27,18 @@ enum DropRecovery: Scenario {
             }
             run.waitForAll(timeout: track.seconds / 1.5 + 40)
             for player in run.runs {
+                if let statistics = player.statistics {
+                    result.record(player.subject, "reported", round: round, Double(statistics.rebufferCount))
+                }
                 guard let trace = player.trace() else {
                     result.record(player.subject, "resumed", round: round, 0)
                     result.record(player.subject, "outage", round: round, nil)
                     result.record(player.subject, "lost", round: round, nil)
                     continue
+                }
+                if !trace.gaps.isEmpty {
+                    result.notes.append("Round \(round + 1), \(player.subject.rawValue): " + zip(trace.gapStarts, trace.gaps)
+                        .map { String(format: "%.0f ms silent at %.2f s", $1 * 1000, $0) }.joined(separator: ", ") + ".")
                 }
                 let resumed = trace.heard >= 0.95 * track.seconds
                 result.record(player.subject, "resumed", round: round, resumed ? 1 : 0)

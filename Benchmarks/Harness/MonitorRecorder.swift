@@ -19,10 +19,15 @@ final class MonitorRecorder: Sendable {
         var baseFrame = 0
         var framesReceived = 0
         var originTime = Double.infinity
+        /// The largest (arrival − frames / rate): far above `originTime` when frames went missing.
+        var latestOrigin = -Double.infinity
+        /// Per read: the frame count after it and when it arrived (for ``arrivalTime(ofFrame:)``).
+        var arrivals: [(frameEnd: Int, time: Double)] = []
         var finished = false
+        var rate = 44100
     }
 
-    private let recording = Mutex(Recording())
+    private let recording: Mutex<Recording>
     private let reader: ChildProcessPipe
     private let keepAlive: ChildProcess
 
@@ -31,11 +36,17 @@ final class MonitorRecorder: Sendable {
     init(sink: String, rate: Int = 44100) throws {
         self.sink = sink
         self.rate = rate
+        var initial = Recording()
+        initial.rate = rate
+        recording = Mutex(initial)
         let format = ["--raw", "--format=s16le", "--rate=\(rate)", "--channels=\(Self.channels)"]
         // Its small latency also keeps the sink's blocks small: a null sink mixes up to one
         // block ahead of its clock and hands that to the monitor at once, so the block size
         // bounds how early the monitor can see a sample.
         keepAlive = try ChildProcess(["pacat"] + format + ["--latency-msec=2", "-d", sink, "/dev/zero"])
+        // A sink without a stream mixes in blocks of seconds: let the small latency take hold
+        // before recording, or the monitor's first block would come seconds ahead of the clock.
+        MonotonicClock.sleep(0.3)
         reader = try ChildProcessPipe(["parec", "-d", "\(sink).monitor", "--latency-msec=5"] + format)
         let thread = Thread { [self] in readLoop() }
         thread.name = "bench-recorder"
@@ -47,6 +58,14 @@ final class MonitorRecorder: Sendable {
             }
             MonotonicClock.sleep(0.01)
         }
+        // The clock is read from steady delivery only, not from the start's first batches.
+        MonotonicClock.sleep(0.2)
+        recording.withLock { state in
+            state.originTime = .infinity
+            state.latestOrigin = -.infinity
+            state.arrivals.removeAll()
+        }
+        MonotonicClock.sleep(0.05)
     }
 
     /// Stops parec and the stream of zeros; the reader thread ends at the pipe's end.
@@ -72,11 +91,27 @@ final class MonitorRecorder: Sendable {
                     state.samples.append(contentsOf: samples[0..<(whole / 2)])
                 }
                 state.framesReceived += whole / (2 * Self.channels)
-                state.originTime = min(state.originTime, arrival - Double(state.framesReceived) / Double(rate))
+                let origin = arrival - Double(state.framesReceived) / Double(rate)
+                state.originTime = min(state.originTime, origin)
+                state.latestOrigin = max(state.latestOrigin, origin)
+                state.arrivals.append((state.framesReceived, arrival))
             }
             carry.removeFirst(whole)
         }
         recording.withLock { $0.finished = true }
+    }
+
+    /// How far the arrivals strayed from the sample clock, in seconds: the batching of the
+    /// monitor (a few ms), or more when frames were lost and the clock broke.
+    var clockSpread: Double { recording.withLock { $0.latestOrigin - $0.originTime } }
+
+    /// When the read that carried `frame` arrived: a bound on when it was played that holds
+    /// even where the sample clock does not (a busy machine, a sink that rewound).
+    func arrivalTime(ofFrame frame: Int) -> Double? {
+        recording.withLock { state in
+            let index = state.arrivals.partitionPoint { $0.frameEnd > frame }
+            return index < state.arrivals.count ? state.arrivals[index].time : nil
+        }
     }
 
     /// Frames recorded so far.
@@ -84,12 +119,33 @@ final class MonitorRecorder: Sendable {
 
     /// The frame that was playing at `time`.
     func frame(at time: Double) -> Int {
-        recording.withLock { Int(((time - $0.originTime) * Double(rate)).rounded(.down)) }
+        recording.withLock { state in
+            let origin = Self.localOrigin(state, around: state.arrivals.partitionPoint { $0.time >= time })
+            return Int(((time - origin) * Double(rate)).rounded(.down))
+        }
     }
 
     /// When `frame` was played.
     func time(ofFrame frame: Int) -> Double {
-        recording.withLock { $0.originTime + Double(frame) / Double(rate) }
+        recording.withLock { state in
+            Self.localOrigin(state, around: state.arrivals.partitionPoint { $0.frameEnd > frame })
+                + Double(frame) / Double(rate)
+        }
+    }
+
+    /// The sample clock's origin from the reads within about a second of read `index`. A sink
+    /// that rewinds (a stream starts, is flushed or corked) hands some frames to the monitor
+    /// twice, and the clock slips by that much; a local origin follows the slip.
+    private static func localOrigin(_ state: Recording, around index: Int) -> Double {
+        guard !state.arrivals.isEmpty else { return state.originTime }
+        let reads = 100  // at about 5 ms a read: half a second each side
+        let low = max(0, min(index, state.arrivals.count - 1) - reads)
+        let high = min(state.arrivals.count, max(index, 1) + reads)
+        var origin = Double.infinity
+        for read in state.arrivals[low..<high] {
+            origin = min(origin, read.time - Double(read.frameEnd) / Double(state.rate))
+        }
+        return origin
     }
 
     /// Waits until the monitor has delivered what was played up to `time`.
@@ -165,6 +221,9 @@ final class MonitorRecorder: Sendable {
             guard drop > 0 else { return }
             state.samples.removeFirst(drop * Self.channels)
             state.baseFrame += drop
+            if let keep = state.arrivals.firstIndex(where: { $0.frameEnd > state.baseFrame }), keep > 0 {
+                state.arrivals.removeFirst(keep)
+            }
         }
     }
 }
@@ -186,4 +245,17 @@ final class ChildProcessPipe: Sendable {
     }
 
     deinit { close(fd) }
+}
+
+extension Array {
+    /// The index of the first element for which `isAfter` holds, for an array ordered so that
+    /// it holds for a suffix (binary search).
+    func partitionPoint(where isAfter: (Element) -> Bool) -> Int {
+        var low = 0, high = count
+        while low < high {
+            let middle = (low + high) / 2
+            if isAfter(self[middle]) { high = middle } else { low = middle + 1 }
+        }
+        return low
+    }
 }

@@ -1,10 +1,13 @@
 /// What a recording shows of one play from start to end: when sound began, the gaps in it
 /// (rebuffers, outages) and how much audio was heard.
 struct PlaybackTrace {
-    /// Seconds from the ask to the first sound.
-    let firstSound: Double
+    /// Seconds from the ask to the first sound (by the sample count; the caller may time it
+    /// better).
+    var firstSound: Double
     /// Lengths in seconds of the silent stretches between the first and the last sound.
     let gaps: [Double]
+    /// Where each gap began, in seconds from the first sound.
+    let gapStarts: [Double]
     /// Seconds of sound heard (first to last sound, less the gaps).
     let heard: Double
 
@@ -22,12 +25,14 @@ struct PlaybackTrace {
               let last = (0..<frames).last(where: loud) else { return nil }
         let minimumFrames = Int(Self.minimumGap * Double(rate))
         var gaps: [Double] = []
+        var gapStarts: [Double] = []
         var silentRun = 0
         var silentTotal = 0
         for frame in first...last {
             if loud(frame) {
                 if silentRun >= minimumFrames {
                     gaps.append(Double(silentRun) / Double(rate))
+                    gapStarts.append(Double(frame - silentRun - first) / Double(rate))
                     silentTotal += silentRun
                 }
                 silentRun = 0
@@ -37,6 +42,7 @@ struct PlaybackTrace {
         }
         firstSound = Double(firstFrame + first - ask) / Double(rate)
         self.gaps = gaps
+        self.gapStarts = gapStarts
         heard = Double(last - first + 1 - silentTotal) / Double(rate)
     }
 }

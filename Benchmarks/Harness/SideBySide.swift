@@ -8,13 +8,18 @@ final class SideBySide {
         let subject: Subject
         let sink: BenchSink
         let ask: Double
+        /// Frames the sink's monitor had delivered at the ask: where the trace starts.
+        let askFrame: Int
         let child: ChildProcess?
         private(set) var end: Double?
+        /// For the library: what the Player itself counted, to set beside the recording.
+        private(set) var statistics: PlaybackStatistics?
 
-        init(subject: Subject, sink: BenchSink, ask: Double, child: ChildProcess?) {
+        init(subject: Subject, sink: BenchSink, ask: Double, askFrame: Int, child: ChildProcess?) {
             self.subject = subject
             self.sink = sink
             self.ask = ask
+            self.askFrame = askFrame
             self.child = child
         }
 
@@ -27,23 +32,32 @@ final class SideBySide {
             } else {
                 done = MonotonicClock.now() - ask > 0.5 && sink.libraryPlayer.state.isFinal
             }
-            if done { end = MonotonicClock.now() }
+            if done {
+                end = MonotonicClock.now()
+                if child == nil { statistics = sink.libraryPlayer.statistics }
+            }
             return done
         }
 
         func stop() {
+            if child == nil, end == nil { statistics = sink.libraryPlayer.statistics }
             if let child { child.terminate() } else { sink.libraryPlayer.stop() }
             if end == nil { end = MonotonicClock.now() }
         }
 
-        /// What the sink's monitor heard from the ask to the end.
+        /// What the sink's monitor heard from the ask to the end. With several sinks busy at
+        /// once the monitors' sample clocks can slip, so the first sound is timed by the arrival
+        /// of the read that carried it (at most one read, about 5 ms, late).
         func trace() -> PlaybackTrace? {
-            guard let end else { return nil }
+            guard end != nil else { return nil }
             let recorder = sink.recorder
-            recorder.waitUntilRecorded(end + 0.3)
-            let ask = recorder.frame(at: self.ask)
-            let (first, samples) = recorder.samples(frames: ask..<(recorder.frame(at: end) + recorder.rate / 4))
-            return PlaybackTrace(samples: samples, firstFrame: first, ask: ask, rate: recorder.rate)
+            MonotonicClock.sleep(0.3)
+            let (first, samples) = recorder.samples(frames: askFrame..<recorder.framesReceived)
+            guard var trace = PlaybackTrace(samples: samples, firstFrame: first, ask: askFrame, rate: recorder.rate),
+                  let heard = recorder.arrivalTime(ofFrame: askFrame + Int(trace.firstSound * Double(recorder.rate)))
+            else { return nil }
+            trace.firstSound = heard - ask
+            return trace
         }
     }
 
@@ -55,13 +69,14 @@ final class SideBySide {
         sinks.forEach(context.settle)
         var runs: [Run] = []
         for (subject, sink) in zip(subjects, sinks) {
+            let askFrame = sink.recorder.framesReceived
             let ask = MonotonicClock.now()
             if subject == .library {
                 sink.libraryPlayer.play(.remote(url(subject)))
-                runs.append(Run(subject: subject, sink: sink, ask: ask, child: nil))
+                runs.append(Run(subject: subject, sink: sink, ask: ask, askFrame: askFrame, child: nil))
             } else if let command = subject.command(url: url(subject), streamplay: context.streamplay) {
                 let child = try ChildProcess(command, environment: subject.environment(sink: sink.name))
-                runs.append(Run(subject: subject, sink: sink, ask: ask, child: child))
+                runs.append(Run(subject: subject, sink: sink, ask: ask, askFrame: askFrame, child: child))
             }
         }
         self.runs = runs

@@ -19,6 +19,7 @@ enum ThrottledLinks: Scenario {
                     Metric(key: "rebuffers", title: "Rebuffers", unit: "count", lowerIsBetter: nil),
                     Metric(key: "stalled", title: "Time rebuffering", unit: "s", lowerIsBetter: nil),
                     Metric(key: "heard", title: "Audio heard", unit: "s", lowerIsBetter: nil),
+                    Metric(key: "reported", title: "Rebuffers the Player counted", unit: "count", lowerIsBetter: nil),
                 ])
             for round in 0..<context.rounds {
                 let tag = context.nextTrialTag()
@@ -32,6 +33,9 @@ enum ThrottledLinks: Scenario {
                     result.record(player.subject, "rebuffers", round: round, trace.map { Double($0.gaps.count) })
                     result.record(player.subject, "stalled", round: round, trace.map { $0.gaps.reduce(0, +) })
                     result.record(player.subject, "heard", round: round, trace?.heard)
+                    if let statistics = player.statistics {
+                        result.record(player.subject, "reported", round: round, Double(statistics.rebufferCount))
+                    }
                 }
             }
             results.append(result)

@@ -1,5 +1,5 @@
 import Testing
-@testable import StreamPlay
+@_spi(Benchmarks) @testable import StreamPlay
 
 @Suite("ByteRing")
 struct ByteRingTests {

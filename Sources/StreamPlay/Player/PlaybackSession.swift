@@ -416,6 +416,10 @@ final class PlaybackSession: @unchecked Sendable {
         var recoveries = 0
         /// When the sink ran dry and was paused to refill, during a rebuffer.
         var rebufferingSince: ContinuousClock.Instant?
+        /// When the current transfer (this generation) first delivered, and the offset it had
+        /// reached then: its average rate since tells a rebuffer how much to refill. The first
+        /// delivery itself is left out, since servers often send a burst before they pace.
+        var transferStart: (time: ContinuousClock.Instant, offset: Int)?
     }
 
     /// Damaged stretches survived in one track before the play fails.
@@ -493,6 +497,9 @@ final class PlaybackSession: @unchecked Sendable {
         try decoder.feed(bytes)
         state.inputPosition += count
         state.bytesFed += count
+        if state.transferStart == nil {
+            state.transferStart = (.now, state.inputPosition + ring.available(generation: state.generation))
+        }
         if decoder.format == nil, state.bytesFed > Self.sniffLimit + min(state.id3Size ?? 0, count) {
             throw .notAudio(url: location.description, reason: "no MPEG audio frame in the first \(state.bytesFed) bytes")
         }
@@ -599,13 +606,22 @@ final class PlaybackSession: @unchecked Sendable {
         logger.debug("rebuffering", metadata: ["location": "\(location)"])
     }
 
-    /// Whether a rebuffer is over: enough input is buffered to play on without flapping (the
-    /// refill mark is well above the mark that started it), or the input has ended. Ends it then.
+    /// Whether a rebuffer is over: enough input is buffered to play on without flapping (see
+    /// ``RefillPolicy``), or the input has ended. Ends it then.
     private func refilled(decoder: any AudioDecoder, state: inout DecodeState) -> Bool {
         guard let since = state.rebufferingSince else { return true }
         let bytesPerSecond = decoder.bytesPerSecond ?? 16_000
-        let target = min(Int(configuration.rebufferRefill * Double(bytesPerSecond)), ring.capacity / 2)
-        guard ring.available(generation: state.generation) >= target
+        let available = ring.available(generation: state.generation)
+        let received = state.inputPosition + available
+        let remaining = input.control.info?.totalLength.map { $0 - received }
+        let start = state.transferStart ?? (ContinuousClock.now, received)
+        let elapsed = ContinuousClock.now - start.time
+        let refill = RefillPolicy(standardRefill: configuration.rebufferRefill).refillSeconds(
+            bytesPerSecond: Double(bytesPerSecond),
+            transferSeconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18,
+            transferredBytes: received - start.offset, remainingBytes: remaining)
+        let target = min(Int(refill * Double(bytesPerSecond)), ring.capacity * 3 / 4)
+        guard available >= target
                 || input.control.outcome(of: state.generation) != nil
                 || commands.withEngineLock({ $0.stopRequested || $0.seekTarget != nil }) else { return false }
         let seconds = recordRebuffer(since: since)
@@ -708,6 +724,7 @@ final class PlaybackSession: @unchecked Sendable {
     private func restartInput(at offset: Int, state: inout DecodeState) {
         state.generation += 1
         state.inputPosition = offset
+        state.transferStart = nil
         state.skipTo = nil
         input.start(at: offset, generation: state.generation)
     }

@@ -13,8 +13,11 @@ public struct PlayerConfiguration: Sendable {
     /// Buffered audio, in seconds, the sound server aims to hold once playing.
     public var targetLatency = 0.2
     /// After the input ran dry, seconds of audio (at the stream's bitrate) buffered again before
-    /// playback goes on: well above the point where it stopped, so that it does not stop and
-    /// start again every moment on a link slightly slower than the stream.
+    /// playback goes on, while the link's speed is not known yet or about matches the stream:
+    /// well above the point where it stopped, so that it does not stop and start again every
+    /// moment. Once the link's speed is known, a link clearly faster than the stream refills at
+    /// most half a second, and a slower one with a known length buffers what the rest of the
+    /// track lacks (so it stalls once, not many times), up to three quarters of the input buffer.
     public var rebufferRefill = 2.0
     /// Seconds allowed for the TCP and TLS connection.
     public var connectTimeout = 10.0
