@@ -93,7 +93,7 @@ swift build -c release --static-swift-stdlib --product streamplay
 swift build -c release --static-swift-stdlib --product streamplay-bench
 
 .build/release/streamplay-bench --media "$media" --streamplay .build/release/streamplay \
-  --json "$out/results.json" --markdown "$out/results.md" "${smoke_args[@]}" \
+  --json "$out/results.json" --markdown "$out/results.md" --summary "$out/summary.md" "${smoke_args[@]}" \
   --command-line "$command_line" "${args[@]}"
 
 # The micro-benchmarks read the media through STREAMPLAY_BENCH_MEDIA (bench-media.json). The
@@ -112,6 +112,19 @@ swift package benchmark --target StreamPlayBenchmarks --no-progress --format mar
   sed -e 's/\x1b\[[0-9;]*m//g' -e '/^Warning: running with the Swift runtime interposer/d' \
     -e '/^Note: skipping LD_PRELOAD/d' "$tmp/micro.out"
 } >"$out/micro.md"
+
+# A full run of every scenario puts its summary into the README, between the markers.
+if [[ $smoke -eq 0 && ${#args[@]} -eq 0 ]]; then
+  python3 - "$root/README.md" "$out/summary.md" <<'PY'
+import sys
+readme_path, summary_path = sys.argv[1], sys.argv[2]
+begin, end = "<!-- bench-summary:begin -->", "<!-- bench-summary:end -->"
+readme = open(readme_path, encoding="utf-8").read()
+summary = open(summary_path, encoding="utf-8").read()
+start, stop = readme.index(begin) + len(begin), readme.index(end)
+open(readme_path, "w", encoding="utf-8").write(readme[:start] + "\n" + summary + readme[stop:])
+PY
+fi
 
 if [[ $smoke -eq 1 ]]; then
   echo

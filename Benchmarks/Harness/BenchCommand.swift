@@ -8,7 +8,7 @@ struct BenchCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "streamplay-bench",
         abstract: "Measures StreamPlay against mpg123, mpv, ffplay and GStreamer on this machine.",
-        subcommands: [RunCommand.self, MemoryGrowthCommand.self],
+        subcommands: [RunCommand.self, RenderCommand.self, MemoryGrowthCommand.self],
         defaultSubcommand: RunCommand.self
     )
 }
@@ -29,6 +29,9 @@ struct RunCommand: ParsableCommand {
     @Option(help: "Where to write the results as a Markdown table.")
     var markdown: String
 
+    @Option(help: "Where to write the summary table alone (for the README).")
+    var summary: String?
+
     @Option(help: "Rounds of each scenario (at least 7 for figures worth quoting).")
     var rounds: Int?
 
@@ -37,6 +40,9 @@ struct RunCommand: ParsableCommand {
 
     @Option(help: "Comma-separated scenarios to run: \(Scenarios.all.map { $0.key }.joined(separator: ",")).")
     var scenarios: String?
+
+    @Option(help: "Comma-separated players to measure (library, streamplay, mpg123, mpv, ffplay, gstreamer, pacat); all by default.")
+    var players: String?
 
     @Option(help: "The command line to print in the report.")
     var commandLine = "bash scripts/bench.sh"
@@ -54,7 +60,7 @@ struct RunCommand: ParsableCommand {
         let context = try BenchContext(
             mediaDirectory: media, httpBase: try required("STREAMPLAY_TEST_HTTP"),
             faultsBase: try required("STREAMPLAY_TEST_FAULTS"), accessLog: try required("STREAMPLAY_TEST_ACCESS_LOG"),
-            streamplay: streamplay, rounds: roundCount, smoke: smoke, only: nil)
+            streamplay: streamplay, rounds: roundCount, smoke: smoke, only: try chosenPlayers())
         defer { context.releaseSinks() }
         let chosen = scenarios.map { Set($0.split(separator: ",").map(String.init)) }
         if let chosen {
@@ -92,11 +98,24 @@ struct RunCommand: ParsableCommand {
         print(MarkdownReport.render(report))
     }
 
+    private func chosenPlayers() throws -> [Subject]? {
+        guard let players else { return nil }
+        let names: [String: Subject] = ["library": .library, "streamplay": .streamplay, "mpg123": .mpg123, "mpv": .mpv,
+                                        "ffplay": .ffplay, "gstreamer": .gstreamer, "pacat": .pacatFloor]
+        return try players.split(separator: ",").map { name in
+            guard let subject = names[String(name)] else { throw ValidationError("unknown player: \(name)") }
+            return subject
+        }
+    }
+
     private func write(_ report: BenchReport) throws {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
         try encoder.encode(report).write(to: URL(fileURLWithPath: json))
         try MarkdownReport.render(report).write(toFile: markdown, atomically: true, encoding: .utf8)
+        if let summary {
+            try MarkdownReport.summary(report).write(toFile: summary, atomically: true, encoding: .utf8)
+        }
     }
 
     private func log(_ message: String) {
@@ -120,6 +139,28 @@ struct RunCommand: ParsableCommand {
         uname(&name)
         let kernel = withUnsafeBytes(of: &name.release) { String(cString: $0.bindMemory(to: CChar.self).baseAddress!) }
         return "\(cpu), \(ProcessInfo.processInfo.activeProcessorCount) cores, Linux \(kernel)"
+    }
+}
+
+/// Writes the Markdown of a results.json again (after a change to the report's layout).
+struct RenderCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "render", abstract: "Render a results.json as the Markdown report and summary.")
+
+    @Option(help: "The results.json of a run.")
+    var json: String
+
+    @Option(help: "Where to write the full Markdown report.")
+    var markdown: String
+
+    @Option(help: "Where to write the summary table.")
+    var summary: String
+
+    func run() throws {
+        guard let data = FileManager.default.contents(atPath: json) else { throw ValidationError("cannot read \(json)") }
+        let report = try JSONDecoder().decode(BenchReport.self, from: data)
+        try MarkdownReport.render(report).write(toFile: markdown, atomically: true, encoding: .utf8)
+        try MarkdownReport.summary(report).write(toFile: summary, atomically: true, encoding: .utf8)
     }
 }
 

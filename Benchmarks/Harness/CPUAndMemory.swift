@@ -11,11 +11,12 @@ enum CPUAndMemory: Scenario {
         let subjects = context.subjects.filter { $0 != .pacatFloor && $0 != .library }
         let result = ScenarioResult(
             key: key, title: "6. CPU and memory",
-            method: "Each command plays \(file) (\(Int(try context.manifest.file(file).seconds)) s) from nginx, all at once, each on its own sink, for \(Int(warmUp + window)) s. \"Steady CPU\": CPU time of all the process's threads (from /proc, per-thread scheduler statistics) over the \(Int(window)) s after the first \(Int(warmUp)) s, per second of audio. \"All CPU\": the kernel's total for the process (start-up included) per second it ran. Peak memory: the process's peak resident set (VmHWM) just before it is stopped. StreamPlay is measured as its command (the library plus argument parsing).",
+            method: "Each command plays \(file) (\(Int(try context.manifest.file(file).seconds)) s) from nginx, all at once, each on its own sink, for \(Int(warmUp + window)) s. \"Steady CPU\": CPU time of all the process's threads (from /proc, per-thread scheduler statistics) over the \(Int(window)) s after the first \(Int(warmUp)) s, per second of audio. \"All CPU\": the kernel's total for the process (start-up included) per second it ran. Peak memory: the process's peak resident set (VmHWM) just before it is stopped; it counts the pages of shared libraries it touched (libcurl with OpenSSL, libpulse, the Swift runtime), which other processes share. Private memory: its anonymous resident memory (RssAnon) at that moment, what it costs on its own. StreamPlay is measured as its command (the library plus argument parsing).",
             metrics: [
                 Metric(key: "steady", title: "Steady CPU", unit: "ms/s", lowerIsBetter: true),
                 Metric(key: "total", title: "All CPU", unit: "ms/s", lowerIsBetter: true),
                 Metric(key: "rss", title: "Peak memory", unit: "MiB", lowerIsBetter: true),
+                Metric(key: "private", title: "Private memory", unit: "MiB", lowerIsBetter: true),
             ])
         for round in 0..<context.rounds {
             let tag = context.nextTrialTag()
@@ -25,6 +26,7 @@ enum CPUAndMemory: Scenario {
             MonotonicClock.sleep(window)
             let after = run.runs.map { ($0.child.flatMap(ThreadCPU.seconds), MonotonicClock.now()) }
             let peaks = run.runs.map { $0.child?.peakResidentKiB }
+            let privates = run.runs.map { $0.child.flatMap { ProcFile.statusField("RssAnon", of: String($0.pid)) } }
             let stops = run.runs.map { player -> (ChildProcess.Exit?, Double) in
                 let exit = player.child?.terminate()
                 return (exit, MonotonicClock.now() - player.ask)
@@ -39,6 +41,7 @@ enum CPUAndMemory: Scenario {
                 result.record(player.subject, "steady", round: round, playedThrough ? steady : nil)
                 result.record(player.subject, "total", round: round, stops[index].0.map { $0.cpuSeconds / stops[index].1 * 1000 })
                 result.record(player.subject, "rss", round: round, peaks[index].map { Double($0) / 1024 })
+                result.record(player.subject, "private", round: round, privates[index].map { Double($0) / 1024 })
             }
         }
         return [result]

@@ -3,7 +3,7 @@ import Foundation
 /// The report as Markdown tables, the form the README shows.
 enum MarkdownReport {
     static func render(_ report: BenchReport) -> String {
-        var lines: [String] = []
+        var lines: [String] = ["## Summary", "", summary(report), "## Scenarios", ""]
         lines.append("Measured \(report.date) on \(report.machine), \(report.rounds) interleaved round(s)\(report.smoke ? " (smoke run: small files, figures not meaningful)" : "").")
         lines.append("Command: `\(report.command)`.")
         lines.append("")
@@ -47,6 +47,43 @@ enum MarkdownReport {
             if !scenario.notes.isEmpty { lines.append("") }
         }
         for note in report.notes { lines.append("- \(note)") }
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// The headline figures in one table (the README shows it): one row per player, the
+    /// median of each scenario's main figure with its ratio to the best peer.
+    static func summary(_ report: BenchReport) -> String {
+        let columns: [(scenario: String, metric: String, title: String)] = [
+            ("startup", "startup", "Start-up"),
+            ("ttfa", "ttfa", "First audio"),
+            ("seek", "seek", "Seek"),
+            ("throttle-0.9", "rebuffers", "Rebuffers at 0.9×"),
+            ("throttle-0.9", "stalled", "Stalled at 0.9×"),
+            ("recovery", "lost", "Lost in a drop"),
+            ("cpu", "steady", "CPU"),
+            ("cpu", "rss", "Peak memory"),
+        ]
+        let present = columns.filter { column in report.scenarios.contains { $0.key == column.scenario } }
+        var lines = ["Measured \(report.date) on \(report.machine); `\(report.command)`, \(report.rounds) rounds. Medians; in brackets the median ratio to the best peer of the same round (below 1: better than every peer).", ""]
+        lines.append("| Player | " + present.map(\.title).joined(separator: " | ") + " |")
+        lines.append("|---|" + String(repeating: "---|", count: present.count))
+        for subject in Subject.allCases {
+            var cells: [String] = []
+            var any = false
+            for column in present {
+                guard let scenario = report.scenarios.first(where: { $0.key == column.scenario }),
+                      let metric = scenario.metrics.first(where: { $0.key == column.metric }),
+                      let summary = scenario.summary(subject, column.metric) else {
+                    cells.append("–")
+                    continue
+                }
+                any = true
+                var text = format(summary.median, metric.unit)
+                if let ratio = scenario.ratio(subject, column.metric) { text += String(format: " (%.2f)", ratio.median) }
+                cells.append(text)
+            }
+            if any { lines.append("| \(subject.rawValue) | " + cells.joined(separator: " | ") + " |") }
+        }
         return lines.joined(separator: "\n") + "\n"
     }
 

@@ -20,6 +20,14 @@ import Testing
                                      remainingBytes: 500_000) == RefillPolicy.hiccupRefill)
     }
 
+    @Test func clearlyFastLinkIsJudgedEarly() {
+        // 2× the bitrate after 0.4 s: fast already. 1.2× that early: not judged yet.
+        #expect(policy.refillSeconds(bytesPerSecond: bitrate, transferSeconds: 0.4, transferredBytes: 12_800,
+                                     remainingBytes: 500_000) == RefillPolicy.hiccupRefill)
+        #expect(policy.refillSeconds(bytesPerSecond: bitrate, transferSeconds: 0.4, transferredBytes: 7_680,
+                                     remainingBytes: 500_000) == 2)
+    }
+
     @Test func linkNearTheBitrateRefillsTheStandardAmount() {
         #expect(policy.refillSeconds(bytesPerSecond: bitrate, transferSeconds: 2, transferredBytes: 33_000,
                                      remainingBytes: 500_000) == 2)
