@@ -1,5 +1,12 @@
 // swift-tools-version: 6.1
+import Foundation
 import PackageDescription
+
+// The micro-benchmarks (Benchmarks/StreamPlayBenchmarks, ordo-one/benchmark) are part of the
+// package when STREAMPLAY_BENCHMARKS=1, as scripts/bench.sh sets it: the benchmark package
+// interposes malloc, which has no place in the sanitizer builds of the tests, and builds and
+// tests need none of its dependencies.
+let withBenchmarks = ProcessInfo.processInfo.environment["STREAMPLAY_BENCHMARKS"] == "1"
 
 let package = Package(
     name: "StreamPlay",
@@ -11,9 +18,6 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
-        // Micro-benchmarks (Benchmarks/StreamPlayBenchmarks). Naming the trait turns off the
-        // package's other default trait, whose ARC interposer is not needed here.
-        .package(url: "https://github.com/ordo-one/benchmark", from: "1.38.0", traits: ["MallocInterposer"]),
     ],
     targets: [
         .systemLibrary(
@@ -64,6 +68,20 @@ let package = Package(
             ],
             path: "Benchmarks/Harness"
         ),
+        .testTarget(
+            name: "StreamPlayTests",
+            dependencies: ["StreamPlay"]
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)
+
+if withBenchmarks {
+    // Naming the trait turns off the package's other default trait, whose ARC interposer is
+    // not needed here.
+    package.dependencies.append(
+        .package(url: "https://github.com/ordo-one/benchmark", from: "1.38.0", traits: ["MallocInterposer"]))
+    package.targets.append(
         .executableTarget(
             name: "StreamPlayBenchmarks",
             dependencies: [
@@ -74,11 +92,5 @@ let package = Package(
             plugins: [
                 .plugin(name: "BenchmarkPlugin", package: "benchmark"),
             ]
-        ),
-        .testTarget(
-            name: "StreamPlayTests",
-            dependencies: ["StreamPlay"]
-        ),
-    ],
-    swiftLanguageModes: [.v6]
-)
+        ))
+}

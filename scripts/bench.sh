@@ -18,6 +18,8 @@ set -euo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 root=$PWD
+# Puts the micro-benchmark target (and the ordo-one/benchmark dependency) into the package.
+export STREAMPLAY_BENCHMARKS=1
 
 # --smoke may come anywhere; everything else is the harness's.
 smoke=0

@@ -27,6 +27,9 @@ final class MPG123Decoder: AudioDecoder {
     /// libmpg123 before API 46 needs one mpg123_init per process; later it is a no-op.
     private static let initialized: Bool = mpg123_init() == MPG123_OK.rawValue
 
+    /// The most bytes one ``feed(_:)`` passes (the session's input chunk).
+    static let feedSize = 16 * 1024
+
     init() throws(PlayerError) {
         _ = Self.initialized
         var error: Int32 = 0
@@ -42,6 +45,11 @@ final class MPG123Decoder: AudioDecoder {
         // Junk before the first frame and between frames is searched through, up to a limit,
         // so that a non-MPEG input fails instead of being scanned to the end.
         mpg123_param2(handle, Int32(MPG123_RESYNC_LIMIT.rawValue), 64 * 1024, 0)
+        // The feeder copies input into a chain of buffers, which it mallocs unless a pooled one
+        // is big enough: buffers of a whole feed (the session feeds up to `feedSize` bytes) and a
+        // pool of them keep steady-state decoding free of allocations.
+        mpg123_param2(handle, Int32(MPG123_FEEDBUFFER.rawValue), Self.feedSize, 0)
+        mpg123_param2(handle, Int32(MPG123_FEEDPOOL.rawValue), 8, 0)
         mpg123_format_none(handle)
         var rates: UnsafePointer<Int>?
         var count = 0

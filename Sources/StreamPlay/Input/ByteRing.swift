@@ -26,7 +26,14 @@ public final class ByteRing: @unchecked Sendable {
     /// Free bytes the sleeping producer needs before it is worth waking (0: not sleeping).
     private let producerNeeds = Atomic<Int>(0)
     private let wakeConsumer: @Sendable () -> Void
-    private let wakeProducer = Mutex<(@Sendable () -> Void)?>(nil)
+    private let wakeProducer = Mutex<Waker?>(nil)
+
+    /// The producer's wake-up, boxed: a closure passed out of the lock generically would be
+    /// re-abstracted into a new allocation on every wake-up, on the decoder's hot path.
+    private final class Waker: Sendable {
+        let wake: @Sendable () -> Void
+        init(_ wake: @escaping @Sendable () -> Void) { self.wake = wake }
+    }
 
     /// Creates a ring of `capacity` bytes.
     /// - Parameters:
@@ -44,7 +51,8 @@ public final class ByteRing: @unchecked Sendable {
 
     /// Installs the function that wakes the producer when space frees up.
     func setProducerWaker(_ waker: (@Sendable () -> Void)?) {
-        wakeProducer.withEngineLock { $0 = waker }
+        let boxed = waker.map(Waker.init)
+        wakeProducer.withEngineLock { $0 = boxed }
     }
 
     /// Empties the ring and forgets its generations, for a new producer.
@@ -187,7 +195,7 @@ public final class ByteRing: @unchecked Sendable {
         let needed = producerNeeds.load(ordering: .sequentiallyConsistent)
         if needed > 0, capacity - (written.load(ordering: .acquiring) - newTail) >= needed {
             producerNeeds.store(0, ordering: .relaxed)
-            wakeProducer.withEngineLock { $0 }?()
+            wakeProducer.withEngineLock { $0 }?.wake()
         }
     }
 }

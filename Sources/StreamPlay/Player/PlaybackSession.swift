@@ -277,7 +277,7 @@ final class PlaybackSession: @unchecked Sendable {
         state.pendingSeek = startTime > 0 ? startTime : nil
         input.start(at: 0, generation: state.generation)
 
-        let inputBuffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 16 * 1024, alignment: 16)
+        let inputBuffer = UnsafeMutableRawBufferPointer.allocate(byteCount: MPG123Decoder.feedSize, alignment: 16)
         defer { inputBuffer.deallocate() }
         let pcm = UnsafeMutableRawBufferPointer.allocate(byteCount: decoder.preferredBufferSize, alignment: 16)
         defer { pcm.deallocate() }
@@ -416,9 +416,9 @@ final class PlaybackSession: @unchecked Sendable {
         var recoveries = 0
         /// When the sink ran dry and was paused to refill, during a rebuffer.
         var rebufferingSince: ContinuousClock.Instant?
-        /// When the current transfer (this generation) first delivered, and the offset it had
-        /// reached then: its average rate since tells a rebuffer how much to refill. The first
-        /// delivery itself is left out, since servers often send a burst before they pace.
+        /// Where the current transfer's (this generation's) opening burst ended, and when: its
+        /// average rate since tells a rebuffer how much to refill. The burst is left out, since
+        /// servers send one before they pace (and it may come in several reads).
         var transferStart: (time: ContinuousClock.Instant, offset: Int)?
     }
 
@@ -497,9 +497,7 @@ final class PlaybackSession: @unchecked Sendable {
         try decoder.feed(bytes)
         state.inputPosition += count
         state.bytesFed += count
-        if state.transferStart == nil {
-            state.transferStart = (.now, state.inputPosition + ring.available(generation: state.generation))
-        }
+        anchorTransfer(state: &state, delivered: true)
         if decoder.format == nil, state.bytesFed > Self.sniffLimit + min(state.id3Size ?? 0, count) {
             throw .notAudio(url: location.description, reason: "no MPEG audio frame in the first \(state.bytesFed) bytes")
         }
@@ -614,6 +612,7 @@ final class PlaybackSession: @unchecked Sendable {
         let available = ring.available(generation: state.generation)
         let received = state.inputPosition + available
         let remaining = input.control.info?.totalLength.map { $0 - received }
+        anchorTransfer(state: &state, delivered: false)
         let start = state.transferStart ?? (ContinuousClock.now, received)
         let elapsed = ContinuousClock.now - start.time
         let refill = RefillPolicy(standardRefill: configuration.rebufferRefill).refillSeconds(
@@ -633,6 +632,23 @@ final class PlaybackSession: @unchecked Sendable {
         setPhase(.playing)
         return true
     }
+
+    /// Moves the point the transfer's rate is measured from to the end of its opening burst:
+    /// bytes that come within a tenth of a second of the last ones still belong to it.
+    /// `delivered`: called right after this generation's bytes were read (the first such call
+    /// starts the measure).
+    private func anchorTransfer(state: inout DecodeState, delivered: Bool) {
+        let received = state.inputPosition + ring.available(generation: state.generation)
+        if let start = state.transferStart {
+            guard received > start.offset, ContinuousClock.now - start.time < Self.openingBurst else { return }
+        } else if !delivered {
+            return
+        }
+        state.transferStart = (.now, received)
+    }
+
+    /// How closely reads must follow each other to count as one burst.
+    private static let openingBurst = Duration.milliseconds(100)
 
     /// Counts a rebuffer that began at `since` in the statistics; returns its length in seconds.
     private func recordRebuffer(since: ContinuousClock.Instant) -> Double {

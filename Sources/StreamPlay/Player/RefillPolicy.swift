@@ -18,10 +18,6 @@ struct RefillPolicy: Sendable {
     static let rateWindow = 1.0
     /// A link this much faster than the stream counts as fast.
     static let fastLink = 1.1
-    /// A link this much faster than the stream counts as fast after only `quickWindow`: a
-    /// stall in the first second of a fast transfer (a busy machine at start-up) ends sooner.
-    static let clearlyFastLink = 1.3
-    static let quickWindow = 0.25
 
     /// Seconds of audio that must be buffered before playback resumes.
     /// - Parameters:
@@ -31,12 +27,10 @@ struct RefillPolicy: Sendable {
     ///   - remainingBytes: bytes of the resource not received yet, when its length is known.
     func refillSeconds(bytesPerSecond: Double, transferSeconds: Double, transferredBytes: Int,
                        remainingBytes: Int?) -> Double {
-        guard transferSeconds >= Self.quickWindow, transferredBytes > 0, bytesPerSecond > 0 else {
+        guard transferSeconds >= Self.rateWindow, transferredBytes > 0, bytesPerSecond > 0 else {
             return standardRefill
         }
         let rate = Double(transferredBytes) / transferSeconds
-        if rate >= Self.clearlyFastLink * bytesPerSecond { return min(standardRefill, Self.hiccupRefill) }
-        guard transferSeconds >= Self.rateWindow else { return standardRefill }
         if rate >= Self.fastLink * bytesPerSecond { return min(standardRefill, Self.hiccupRefill) }
         guard rate < bytesPerSecond, let remainingBytes else { return standardRefill }
         // The rest arrives in remaining/rate seconds and plays in remaining/bitrate: buffering
