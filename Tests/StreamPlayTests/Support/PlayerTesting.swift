@@ -61,12 +61,24 @@ final class EventLog: Sendable {
 }
 
 /// Names of this process's engine threads (they are all called sp-…).
+///
+/// A thread that was joined can stay listed in /proc for a moment (the kernel wakes the joiner
+/// before it has released the task), so a non-empty list is read again for up to half a second.
 func engineThreadNames() -> [String] {
-    let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task")) ?? []
-    return tasks.compactMap { task in
-        (try? String(contentsOfFile: "/proc/self/task/\(task)/comm", encoding: .utf8))?
-            .trimmingCharacters(in: .whitespacesAndNewlines)
-    }.filter { $0.hasPrefix("sp-") }
+    func read() -> [String] {
+        let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task")) ?? []
+        return tasks.compactMap { task in
+            (try? String(contentsOfFile: "/proc/self/task/\(task)/comm", encoding: .utf8))?
+                .trimmingCharacters(in: .whitespacesAndNewlines)
+        }.filter { $0.hasPrefix("sp-") }
+    }
+    var names = read()
+    let deadline = ContinuousClock.now + .milliseconds(500)
+    while !names.isEmpty && ContinuousClock.now < deadline {
+        usleep(10_000)
+        names = read()
+    }
+    return names
 }
 
 /// Requests the nginx access log recorded for `uri`: (status, range header, user agent).
