@@ -8,11 +8,12 @@ seconds=${1:-30}
 out=.build-fuzz
 mkdir -p "$out"
 
-# target name, driver, parser sources (the parsers depend on nothing else in the library)
+# target name, driver, parser sources (the parsers depend on nothing else in the library but
+# its whitespace trimming)
 targets=(
   "icy Fuzz/FuzzICY.swift Sources/StreamPlay/Input/ICYDemuxer.swift Sources/StreamPlay/Player/StreamMetadata.swift"
-  "playlist Fuzz/FuzzPlaylist.swift Sources/StreamPlay/Input/PlaylistParser.swift"
-  "headers Fuzz/FuzzHeaders.swift Sources/StreamPlay/Input/ResponseHeaders.swift"
+  "playlist Fuzz/FuzzPlaylist.swift Sources/StreamPlay/Input/PlaylistParser.swift Sources/StreamPlay/Support/WhitespaceTrimming.swift"
+  "headers Fuzz/FuzzHeaders.swift Sources/StreamPlay/Input/ResponseHeaders.swift Sources/StreamPlay/Support/WhitespaceTrimming.swift"
 )
 
 for entry in "${targets[@]}"; do
