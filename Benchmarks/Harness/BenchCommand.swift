@@ -91,7 +91,7 @@ struct RunCommand: ParsableCommand {
         }
         let spreads = context.sinks.map { String(format: "%@ %.1f ms", $0.name, $0.recorder.clockSpread * 1000) }
         if !spreads.isEmpty {
-            report.notes.append("Spread of the monitors' arrivals around their sample clocks (the monitor's batching; much more would mean lost frames): \(spreads.joined(separator: ", ")).")
+            report.notes.append("How far each monitor's arrivals drifted from a single sample clock over the whole run (sink rewinds and late reads add up; hence the clock is taken locally, within half a second of each instant, and first sounds side by side are timed by arrival): \(spreads.joined(separator: ", ")).")
         }
         report.notes.append("Times are measured at the null sink's monitor with the sample clock (see Benchmarks/README.md): each includes the same fixed delay of the method, which the pacat floor shows.")
         try write(report)
