@@ -166,9 +166,7 @@ final class MonitorRecorder: Sendable {
                 let end = state.framesReceived
                 guard first < end else { return (nil, end) }
                 for frame in first..<end {
-                    let index = (frame - state.baseFrame) * Self.channels
-                    if abs(Int(state.samples[index])) > Int(threshold)
-                        || abs(Int(state.samples[index + 1])) > Int(threshold) {
+                    if Self.isLoud(state.samples, frame: frame - state.baseFrame, threshold: threshold) {
                         return (frame, end)
                     }
                 }
@@ -191,9 +189,7 @@ final class MonitorRecorder: Sendable {
                 let first = max(state.baseFrame, end - span)
                 guard end - first >= span else { return false }
                 for frame in first..<end {
-                    let index = (frame - state.baseFrame) * Self.channels
-                    if abs(Int(state.samples[index])) > Int(threshold)
-                        || abs(Int(state.samples[index + 1])) > Int(threshold) { return false }
+                    if Self.isLoud(state.samples, frame: frame - state.baseFrame, threshold: threshold) { return false }
                 }
                 return true
             }
@@ -201,6 +197,12 @@ final class MonitorRecorder: Sendable {
             MonotonicClock.sleep(0.02)
         } while MonotonicClock.now() < deadline
         return false
+    }
+
+    /// Whether either channel of `frame` (an index into interleaved stereo `samples`) is louder
+    /// than `threshold`.
+    static func isLoud(_ samples: [Int16], frame: Int, threshold: Int16) -> Bool {
+        abs(Int(samples[2 * frame])) > Int(threshold) || abs(Int(samples[2 * frame + 1])) > Int(threshold)
     }
 
     /// A copy of the interleaved samples of frames `range` (clamped to what is held).

@@ -18,9 +18,7 @@ struct PlaybackTrace {
     /// frame `firstFrame`); `ask` is the frame at which play was asked.
     init?(samples: [Int16], firstFrame: Int, ask: Int, rate: Int, threshold: Int16 = 64) {
         let frames = samples.count / 2
-        func loud(_ frame: Int) -> Bool {
-            abs(Int(samples[2 * frame])) > Int(threshold) || abs(Int(samples[2 * frame + 1])) > Int(threshold)
-        }
+        func loud(_ frame: Int) -> Bool { MonitorRecorder.isLoud(samples, frame: frame, threshold: threshold) }
         guard let first = (0..<frames).first(where: loud),
               let last = (0..<frames).last(where: loud) else { return nil }
         let minimumFrames = Int(Self.minimumGap * Double(rate))

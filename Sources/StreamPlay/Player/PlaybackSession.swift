@@ -617,7 +617,7 @@ final class PlaybackSession: @unchecked Sendable {
         let elapsed = ContinuousClock.now - start.time
         let refill = RefillPolicy(standardRefill: configuration.rebufferRefill).refillSeconds(
             bytesPerSecond: Double(bytesPerSecond),
-            transferSeconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18,
+            transferSeconds: elapsed.inSeconds,
             transferredBytes: received - start.offset, remainingBytes: remaining)
         let target = min(Int(refill * Double(bytesPerSecond)), ring.capacity * 3 / 4)
         guard available >= target
@@ -653,7 +653,7 @@ final class PlaybackSession: @unchecked Sendable {
     /// Counts a rebuffer that began at `since` in the statistics; returns its length in seconds.
     private func recordRebuffer(since: ContinuousClock.Instant) -> Double {
         let elapsed = ContinuousClock.now - since
-        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        let seconds = elapsed.inSeconds
         rebuffers.add(1, ordering: .relaxed)
         rebufferMilliseconds.add(Int(seconds * 1000), ordering: .relaxed)
         return seconds
