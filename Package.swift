@@ -35,6 +35,12 @@ let package = Package(
             pkgConfig: "libcurl",
             providers: [.apt(["libcurl4-openssl-dev"])]
         ),
+        // AES-128 for encrypted HLS segments: the libcrypto libcurl already loads.
+        .systemLibrary(
+            name: "COpenSSL",
+            pkgConfig: "libcrypto",
+            providers: [.apt(["libssl-dev"])]
+        ),
         // curl_easy_setopt and curl_easy_getinfo are variadic: Swift cannot call them.
         .target(
             name: "CStreamPlayShim",
@@ -46,6 +52,7 @@ let package = Package(
                 "CMPG123",
                 "CPulse",
                 "CCurl",
+                "COpenSSL",
                 "CStreamPlayShim",
                 .product(name: "Logging", package: "swift-log"),
             ]

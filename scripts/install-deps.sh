@@ -22,6 +22,7 @@ PACKAGES=(
   libmpg123-dev mpg123            # decoder library, and the reference decoder for tests
   libpulse-dev pulseaudio pulseaudio-utils  # sound server, null sink, pactl/paplay/parec
   libcurl4-openssl-dev            # HTTP(S) transport
+  libssl-dev                      # libcrypto: AES-128 for encrypted HLS segments
   nginx-light                     # test HTTP server (Range, throttling)
   lame sox                        # test media
   openssl                         # self-signed certificate for the HTTPS test server

@@ -24,9 +24,10 @@ final class EventReporter: Sendable {
         self.mode = mode
     }
 
-    func begin(input: String) {
+    /// A new input plays: item `index` of `count`.
+    func begin(input: String, index: Int, count: Int) {
         state.withLock { $0.input = Redaction.describe(input) }
-        if mode == .plain { print("Playing \(Redaction.describe(input))") }
+        if mode == .plain { print("Playing \(count > 1 ? "[\(index + 1)/\(count)] " : "")\(Redaction.describe(input))") }
     }
 
     func report(_ event: PlayerEvent, player: Player) {
@@ -113,6 +114,10 @@ final class EventReporter: Sendable {
             return ["event": "seekRefused", "error": .string(error.description)]
         case .rebuffered(let seconds):
             return ["event": "rebuffered", "duration": round3(seconds)]
+        case .currentItemChanged(let index, _):
+            return ["event": "item", "index": .integer(index), "input": .string(input)]
+        case .itemFailed(_, let error):
+            return ["event": "itemFailed", "error": .string(error.description)]
         case .metadata(let metadata):
             var object: [String: JSONValue] = ["event": "metadata"]
             if let title = metadata.title { object["title"] = .string(title) }

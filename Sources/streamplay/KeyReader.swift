@@ -6,7 +6,7 @@ import Glibc
 #endif
 
 /// Reads keys on a thread of its own (a blocking read must not sit on Swift's task pool) and
-/// turns them into player commands: space pause/resume, ← → seek 10 s, q quit.
+/// turns them into player commands: space pause/resume, ← → seek 10 s, > < next and previous item, q quit.
 final class KeyReader: Sendable {
     private let player: Player
     private let quit = Atomic<Bool>(false)
@@ -43,6 +43,10 @@ final class KeyReader: Sendable {
             case [0x71], [0x51]: // q, Q
                 quit.store(true, ordering: .relaxed)
                 player.stop()
+            case [0x3E]: // >
+                player.next()
+            case [0x3C]: // <
+                player.previous()
             case [0x1B, 0x5B, 0x43]: // →
                 player.seek(to: (player.position ?? 0) + seekStep)
             case [0x1B, 0x5B, 0x44]: // ←

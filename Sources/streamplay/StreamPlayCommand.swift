@@ -10,13 +10,16 @@ struct StreamPlayCommand: AsyncParsableCommand {
         commandName: "streamplay",
         abstract: "Play MP3 streams and files (HTTP, HTTPS, file paths).",
         discussion: """
-            Keys on a terminal: space pause/resume, ← → seek 10 s, q quit.
+            Inputs play in turn as one queue: each track follows the last without a gap (the
+            encoder delay and padding of LAME-tagged MP3s are removed), and one that fails is
+            skipped. HLS streams (.m3u8: VOD, live, AES-128) and .m3u/.pls playlists play too.
+            Keys on a terminal: space pause/resume, ← → seek 10 s, > next, < previous, q quit.
             Exit status: 0 when every input played, 1 when any failed (one line on stderr each).
             """,
         version: StreamPlayVersion.current
     )
 
-    @Argument(help: "URLs (http, https, file) or paths, played in turn.")
+    @Argument(help: "URLs (http, https, file) or paths, played in turn without gaps.")
     var inputs: [String]
 
     @Option(help: "Where audio goes: pulse, null, or wav:PATH.")
@@ -69,25 +72,32 @@ struct StreamPlayCommand: AsyncParsableCommand {
         defer { keys?.stop() }
 
         var failures = 0
+        var locations: [MediaLocation] = []
+        var names: [String] = []
         for input in inputs {
-            if keys?.quitRequested == true { break }
-            let final = await play(input, player: player, reporter: reporter, keys: keys)
-            if case .failed(let error) = final {
+            do {
+                locations.append(try MediaLocation(parsing: input))
+                names.append(input)
+            } catch {
                 failures += 1
-                reporter.finishLine()
                 StandardStream.error("streamplay: \(Redaction.describe(input)): \(error)\n")
                 reporter.error(input: input, error: error)
             }
+        }
+        if !locations.isEmpty {
+            failures += await play(locations, names: names, player: player, reporter: reporter)
         }
         reporter.finishLine()
         player.stop()
         if failures > 0 { throw ExitCode(1) }
     }
 
-    private func play(_ input: String, player: Player, reporter: EventReporter, keys: KeyReader?) async -> PlayerState {
+    /// Plays `locations` as one queue, each following the last without a gap.
+    /// - Returns: how many of them failed.
+    private func play(_ locations: [MediaLocation], names: [String], player: Player,
+                      reporter: EventReporter) async -> Int {
         let events = player.events
-        reporter.begin(input: input)
-        player.play(input, startingAt: start?.seconds ?? 0, length: length?.seconds)
+        player.play(locations, startingAt: start?.seconds ?? 0, length: length?.seconds)
         let ticker = Task {
             while !Task.isCancelled {
                 try? await Task.sleep(for: .milliseconds(mode(reporter) == .json ? 500 : 200))
@@ -95,21 +105,43 @@ struct StreamPlayCommand: AsyncParsableCommand {
             }
         }
         defer { ticker.cancel() }
+        var failures = 0
         var isInitialState = true
+        var current = 0
         for await event in events {
-            if case .stateChanged(let state) = event {
+            switch event {
+            case .stateChanged(let state):
                 // The stream opens with the state from before this play was asked for.
                 if isInitialState {
                     isInitialState = false
                     continue
                 }
+                if case .failed(let error) = state {
+                    failures += 1
+                    reportFailure(names[current], error, reporter: reporter)
+                }
                 reporter.report(event, player: player)
-                if state.isFinal { return state }
-            } else {
+                if state.isFinal { return failures }
+            case .currentItemChanged(let index, _):
+                current = index
+                reporter.finishLine()
+                reporter.begin(input: names[index], index: index, count: names.count)
+                reporter.report(event, player: player)
+            case .itemFailed(let item, let error):
+                failures += 1
+                let index = player.queue.firstIndex { $0.id == item.id } ?? current
+                reportFailure(names[index], error, reporter: reporter)
+            default:
                 reporter.report(event, player: player)
             }
         }
-        return player.state
+        return failures
+    }
+
+    private func reportFailure(_ input: String, _ error: PlayerError, reporter: EventReporter) {
+        reporter.finishLine()
+        StandardStream.error("streamplay: \(Redaction.describe(input)): \(error)\n")
+        reporter.error(input: input, error: error)
     }
 
     private func mode(_ reporter: EventReporter) -> ReportMode { reporter.mode }

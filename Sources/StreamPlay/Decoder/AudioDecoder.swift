@@ -23,6 +23,8 @@ protocol AudioDecoder: AnyObject {
     var totalFrames: Int? { get }
     /// The stream's bitrate in bytes per second, once a frame was read (of the last frame, for VBR).
     var bytesPerSecond: Int? { get }
+    /// Samples per channel in one frame of the stream (1152 for MPEG-1 Layer III), once known.
+    var samplesPerFrame: Int? { get }
     /// Bytes the caller's PCM buffer should hold: at least one frame's worth.
     var preferredBufferSize: Int { get }
 

@@ -87,6 +87,11 @@ final class MPG123Decoder: AudioDecoder {
         return Int(info.bitrate) * 125
     }
 
+    var samplesPerFrame: Int? {
+        let samples = mpg123_spf(handle)
+        return samples > 0 ? Int(samples) : nil
+    }
+
     var inputPosition: Int {
         byteOrigin + max(Int(mpg123_tell_stream(handle)), 0)
     }

@@ -7,6 +7,8 @@ final class InputControl: Sendable {
     struct Restart: Sendable, Equatable {
         var offset: Int
         var generation: Int
+        /// For a segmented input (HLS): the segment to start at; `offset` then counts from it.
+        var segment: Int?
     }
 
     private struct State {
@@ -14,6 +16,8 @@ final class InputControl: Sendable {
         var stopRequested = false
         var info: InputInfo?
         var outcome: (generation: Int, outcome: InputOutcome)?
+        /// Offsets where a new stream begins (HLS discontinuities) in the current generation.
+        var discontinuities: (generation: Int, offsets: [Int])?
     }
 
     private let state = Mutex(State())
@@ -35,12 +39,19 @@ final class InputControl: Sendable {
         commandVersion.add(1, ordering: .releasing)
     }
 
+    /// The first offset at or after `offset` where `generation`'s bytes begin a new stream
+    /// (an HLS discontinuity): the decoder starts afresh there.
+    func discontinuity(atOrAfter offset: Int, generation: Int) -> Int? {
+        state.withEngineLock { state in
+            guard let marks = state.discontinuities, marks.generation == generation else { return nil }
+            return marks.offsets.first { $0 >= offset }
+        }
+    }
+
     func requestStop() {
         state.withEngineLock { $0.stopRequested = true }
         commandVersion.add(1, ordering: .releasing)
     }
-
-
 
     /// Response facts, once the first response arrived.
     var info: InputInfo? { state.withEngineLock { $0.info } }
@@ -67,6 +78,19 @@ final class InputControl: Sendable {
         return state.withEngineLock { state in
             defer { state.pendingRestart = nil }
             return (state.stopRequested, state.pendingRestart)
+        }
+    }
+
+    /// Whether a command came since `seen`: lets a blocked input thread give up early.
+    func hasCommands(since seen: Int) -> Bool {
+        commandVersion.load(ordering: .acquiring) != seen
+    }
+
+    /// Records that a new stream begins at `offset` of `generation`'s bytes.
+    func markDiscontinuity(at offset: Int, generation: Int) {
+        state.withEngineLock { state in
+            if state.discontinuities?.generation != generation { state.discontinuities = (generation, []) }
+            state.discontinuities?.offsets.append(offset)
         }
     }
 

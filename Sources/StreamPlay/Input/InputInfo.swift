@@ -11,16 +11,20 @@ public struct InputInfo: Sendable, Equatable {
     /// The interval of in-band ICY metadata, for internet radio that sends it.
     public var metadataInterval: Int?
 
+    /// The length in seconds, when the source knows it without decoding (an HLS VOD playlist).
+    public var duration: Double?
+
     /// Creates input facts.
     public init(contentType: String? = nil, totalLength: Int? = nil, supportsRanges: Bool = false,
-                metadataInterval: Int? = nil) {
+                metadataInterval: Int? = nil, duration: Double? = nil) {
         self.contentType = contentType
         self.totalLength = totalLength
         self.supportsRanges = supportsRanges
         self.metadataInterval = metadataInterval
+        self.duration = duration
     }
 
-    /// `true` for a stream with no length and no ranges, such as internet radio: it has no
-    /// duration and cannot seek.
-    public var isEndless: Bool { totalLength == nil && !supportsRanges }
+    /// `true` for a stream with no length, no ranges and no duration, such as internet radio or
+    /// live HLS: it has no duration and cannot seek.
+    public var isEndless: Bool { totalLength == nil && !supportsRanges && duration == nil }
 }

@@ -30,7 +30,7 @@ enum PlaylistParser {
         switch kind {
         case .m3u:
             for line in lines where !line.isEmpty && !line.hasPrefix("#") {
-                if let entry = resolve(line, against: base) { result.append(entry) }
+                if let entry = RelativeLocation.resolve(line, against: base) { result.append(entry) }
             }
         case .pls:
             // File1=…, File2=…: ordered by their number, not by line.
@@ -39,31 +39,10 @@ enum PlaylistParser {
                 guard line.lowercased().hasPrefix("file"), let equals = line.firstIndex(of: "="),
                       let number = Int(line[line.index(line.startIndex, offsetBy: 4)..<equals]) else { continue }
                 let value = line[line.index(after: equals)...].trimmingWhitespace()
-                if let entry = resolve(value, against: base) { numbered.append((number, entry)) }
+                if let entry = RelativeLocation.resolve(value, against: base) { numbered.append((number, entry)) }
             }
             result = numbered.sorted { $0.0 < $1.0 }.map(\.1)
         }
         return result
-    }
-
-    private static func resolve(_ entry: String, against base: String) -> String? {
-        // Control characters have no place in a URL or path (a NUL would cut it short in C).
-        guard !entry.isEmpty, !entry.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) else { return nil }
-        let lowered = entry.lowercased()
-        if lowered.hasPrefix("http://") || lowered.hasPrefix("https://") || lowered.hasPrefix("file://") {
-            return entry
-        }
-        // Any other scheme (javascript:, data:, smb://) is not ours to follow.
-        let scheme = entry.prefix { $0.isLetter || $0.isNumber || $0 == "+" || $0 == "-" || $0 == "." }
-        guard !(entry.dropFirst(scheme.count).hasPrefix(":") && !scheme.isEmpty) else { return nil }
-        if entry.hasPrefix("/") {
-            // Absolute: a path for a local playlist, the server's root for a remote one.
-            guard let schemeEnd = base.firstRange(of: "://") else { return entry }
-            let authorityEnd = base[schemeEnd.upperBound...].firstIndex(of: "/") ?? base.endIndex
-            return String(base[..<authorityEnd]) + entry
-        }
-        let directory = base.split(separator: "?", maxSplits: 1).first.map(String.init) ?? base
-        guard let slash = directory.lastIndex(of: "/") else { return entry }
-        return String(directory[...slash]) + entry
     }
 }

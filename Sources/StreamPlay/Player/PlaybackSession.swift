@@ -22,6 +22,9 @@ final class PlaybackSession: @unchecked Sendable {
         case metadata(StreamMetadata)
         case seekRefused(PlayerError)
         case rebuffered(Double)
+        /// The end of the track is near (its input is complete and little audio is left): the
+        /// time to open the next one.
+        case nearingEnd
     }
 
     /// Commands from control threads, taken by the decoder thread.
@@ -50,7 +53,19 @@ final class PlaybackSession: @unchecked Sendable {
     private let ring: ByteRing
     /// Made on the decoder thread once the location is known to be audio (not a playlist).
     private var input: (any InputSource)!
-    private var thread: EngineThread?
+    private let thread = Mutex<EngineThread?>(nil)
+    /// `false` while the session is preloaded as the next track: it connects and decodes its
+    /// first audio, but leaves the sink (which the playing track owns) alone until activated.
+    private let activated: Atomic<Bool>
+    /// The format of a preloaded session's first audio, once decoded and waiting.
+    private let waitingFormat = Mutex<AudioFormat?>(nil)
+    /// Set once the session has opened the sink; before that, it never touches it.
+    private let attached = Atomic<Bool>(false)
+    /// Set when the next track took over the sink at this one's end: this one no longer touches it.
+    private let handedOff = Atomic<Bool>(false)
+    /// Asked at the end of the track, with its format, whether the next track takes over the
+    /// sink without a drain (gapless); `true` if it did.
+    private let handOff: (@Sendable (AudioFormat) -> Bool)?
     private var logger: Logger { configuration.logger }
 
     // Timing, written by the decoder thread, read by any thread.
@@ -73,9 +88,15 @@ final class PlaybackSession: @unchecked Sendable {
     /// not to be MPEG audio.
     private static let sniffLimit = 256 * 1024
 
+    /// - Parameters:
+    ///   - preload: start as the next track: decode the first audio, then wait for ``activate()``.
+    ///   - handOff: see ``handOff``.
     init(location: MediaLocation, startTime: Double, length: Double?, sink: any AudioSink,
          configuration: PlayerConfiguration, urlRefresher: (@Sendable (String) async throws -> String)?,
+         preload: Bool = false, handOff: (@Sendable (AudioFormat) -> Bool)? = nil,
          report: @escaping @Sendable (Report) -> Void) {
+        self.activated = Atomic(!preload)
+        self.handOff = handOff
         self.urlRefresher = urlRefresher
         self.location = location
         self.startTime = max(startTime, 0)
@@ -87,38 +108,50 @@ final class PlaybackSession: @unchecked Sendable {
         ring = ByteRing(capacity: configuration.inputBufferCapacity) { wake.signal() }
     }
 
-    /// Starts the input for `location`: libcurl for URLs, a file reader for paths.
-    private func makeInput(for location: MediaLocation) -> any InputSource {
+    /// What a session can read: a file or URL of audio, or an HLS media playlist.
+    enum Source {
+        case media(MediaLocation)
+        case hls(url: String, playlist: HLSMediaPlaylist)
+    }
+
+    /// Starts the input for `source`: libcurl for URLs, a file reader for paths, the segment
+    /// reader for HLS.
+    private func makeInput(for source: Source) -> any InputSource {
         let wake = self.wake
         let control = InputControl { wake.signal() }
-        switch location {
-        case .remote(let url):
+        let onReconnect: @Sendable () -> Void = { [weak self] in self?.reconnects.add(1, ordering: .relaxed) }
+        switch source {
+        case .media(.remote(let url)):
             let report = self.report
             return CurlInputSource(url: url, ring: ring, control: control, configuration: configuration,
-                                   urlRefresher: urlRefresher,
-                                   onReconnect: { [weak self] in self?.reconnects.add(1, ordering: .relaxed) },
+                                   urlRefresher: urlRefresher, onReconnect: onReconnect,
                                    onMetadata: { metadata in report(.metadata(metadata)) })
-        case .file(let path):
+        case .media(.file(let path)):
             return FileInputSource(path: path, ring: ring, control: control)
+        case .hls(let url, let playlist):
+            return HLSInputSource(playlistURL: url, playlist: playlist, ring: ring, control: control,
+                                  configuration: configuration, onReconnect: onReconnect)
         }
     }
 
-    /// The audio `location` stands for: itself, or the first entry of a playlist (.m3u, .pls)
-    /// that answers with audio. Radio sites list several servers; later ones are fallbacks.
-    private func resolveAudioLocation() throws(PlayerError) -> [MediaLocation] {
+    /// What `location` stands for: itself; an HLS stream (.m3u8); or the entries of a playlist
+    /// (.m3u, .pls), of which the first that answers with audio plays. Radio sites list several
+    /// servers; later ones are fallbacks.
+    private func resolveSources() throws(PlayerError) -> [Source] {
         let text: String
         let base: String
         switch location {
         case .remote(let url):
-            guard let kind = PlaylistParser.kind(of: url) else { return [location] }
-            let data = try ResourceFetcher.fetch(url, configuration: configuration) { [self] in
-                commands.withEngineLock { $0.stopRequested }
-            }
-            text = String(decoding: data, as: UTF8.self)
+            let isHLSName = Self.pathOf(url).lowercased().hasSuffix(".m3u8")
+            guard let kind = PlaylistParser.kind(of: url) ?? (isHLSName ? .m3u : nil) else { return [.media(location)] }
+            text = String(decoding: try fetchText(url), as: UTF8.self)
+            if HLSPlaylistParser.isHLS(text) { return [try resolveHLS(url: url, text: text)] }
             base = url
-            return try entries(text, kind: kind, base: base)
+            return try entries(text, kind: kind, base: base).map { .media($0) }
         case .file(let path):
-            guard let kind = PlaylistParser.kind(of: path) else { return [location] }
+            guard let kind = PlaylistParser.kind(of: path) ?? (path.lowercased().hasSuffix(".m3u8") ? .m3u : nil) else {
+                return [.media(location)]
+            }
             guard let file = fopen(path, "rb") else { throw .fileNotFound(path: path) }
             defer { fclose(file) }
             var data = [UInt8](repeating: 0, count: ResourceFetcher.limit + 1)
@@ -127,9 +160,45 @@ final class PlaybackSession: @unchecked Sendable {
                 throw .notAudio(url: path, reason: "playlist larger than \(ResourceFetcher.limit) bytes")
             }
             text = String(decoding: data, as: UTF8.self)
+            if HLSPlaylistParser.isHLS(text) {
+                throw .invalidPlaylist(url: path, reason: "HLS is played from http(s) URLs, not from files")
+            }
             base = path
-            return try entries(text, kind: kind, base: base)
+            return try entries(text, kind: kind, base: base).map { .media($0) }
         }
+    }
+
+    private static func pathOf(_ url: String) -> Substring {
+        url.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false).first ?? Substring(url)
+    }
+
+    private func fetchText(_ url: String) throws(PlayerError) -> Data {
+        try ResourceFetcher.fetch(url, configuration: configuration) { [self] in
+            commands.withEngineLock { $0.stopRequested }
+        }
+    }
+
+    /// The media playlist to play for an HLS URL: the playlist itself, or the variant of a master
+    /// playlist chosen by bandwidth. Segments StreamPlay cannot decode are refused here.
+    private func resolveHLS(url: String, text: String) throws(PlayerError) -> Source {
+        var mediaURL = url
+        var parsed = try HLSPlaylistParser.parse(text, url: url)
+        if case .master(let variants) = parsed {
+            guard let variant = HLSVariantSelection.choose(from: variants, maximumBandwidth: configuration.hlsMaximumBandwidth) else {
+                throw .unsupportedFormat(url: location.description, format: "AAC (the master playlist has no MP3 variant)")
+            }
+            mediaURL = variant.url
+            parsed = try HLSPlaylistParser.parse(String(decoding: try fetchText(mediaURL), as: UTF8.self), url: mediaURL)
+        }
+        guard case .media(let playlist) = parsed else {
+            throw .invalidPlaylist(url: location.description, reason: "the chosen variant is a master playlist too")
+        }
+        if let format = HLSPlaylistParser.unsupportedSegmentFormat(of: playlist) {
+            throw .unsupportedFormat(url: location.description, format: format)
+        }
+        logger.debug("HLS", metadata: ["playlist": "\(RedactedURL.describe(mediaURL))",
+                                       "segments": "\(playlist.segments.count)", "live": "\(!playlist.isComplete)"])
+        return .hls(url: mediaURL, playlist: playlist)
     }
 
     private func entries(_ text: String, kind: PlaylistParser.Kind, base: String) throws(PlayerError) -> [MediaLocation] {
@@ -140,10 +209,22 @@ final class PlaybackSession: @unchecked Sendable {
         return locations
     }
 
-    /// Starts the decoder thread; it starts the input.
+    /// Starts the decoder thread; it starts the input. Does nothing once stopped.
     func start() {
-        thread = EngineThread(name: "sp-decoder") { [self] in run() }
+        thread.withEngineLock { thread in
+            guard thread == nil, !commands.withEngineLock({ $0.stopRequested }) else { return }
+            thread = EngineThread(name: "sp-decoder") { [self] in run() }
+        }
     }
+
+    /// Lets a preloaded session take the sink and play.
+    func activate() {
+        activated.store(true, ordering: .releasing)
+        wake.signal()
+    }
+
+    /// The format of a preloaded session's first audio, when it is decoded and waiting.
+    var readyFormat: AudioFormat? { waitingFormat.withEngineLock { $0 } }
 
     // MARK: Commands (any thread)
 
@@ -191,9 +272,14 @@ final class PlaybackSession: @unchecked Sendable {
     func stop() {
         commands.withEngineLock { $0.stopRequested = true }
         commandVersion.add(1, ordering: .releasing)
-        sink.interrupt()
+        if ownsSink { sink.interrupt() }
         wake.signal()
-        thread?.join()
+        thread.withEngineLock { $0 }?.join()
+    }
+
+    /// Whether this session may use the sink: it opened it and has not handed it over.
+    private var ownsSink: Bool {
+        attached.load(ordering: .acquiring) && !handedOff.load(ordering: .acquiring)
     }
 
     /// Seconds heard so far: frames handed to the sink minus those still queued in it.
@@ -234,7 +320,7 @@ final class PlaybackSession: @unchecked Sendable {
 
     private func run() {
         let result = Result { () throws(PlayerError) -> PlayerState in
-            let candidates = try resolveAudioLocation()
+            let candidates = try resolveSources()
             var lastError: PlayerError?
             for candidate in candidates {
                 input = makeInput(for: candidate)
@@ -255,16 +341,16 @@ final class PlaybackSession: @unchecked Sendable {
         switch result {
         case .success(let final):
             if final == .ended { drained.store(true, ordering: .releasing) }
-            if final == .ended || final == .idle {
+            if final == .ended || final == .idle, ownsSink {
                 sink.flush()
             }
             setPhase(final)
         case .failure where commands.withEngineLock({ $0.stopRequested }):
             // Whatever failed while stopping (an interrupted connection) is part of the stop.
-            sink.flush()
+            if ownsSink { sink.flush() }
             setPhase(.idle)
         case .failure(let error):
-            sink.flush()
+            if ownsSink { sink.flush() }
             logger.debug("play failed", metadata: ["location": "\(location)", "error": "\(error)"])
             setPhase(.failed(error))
         }
@@ -312,6 +398,10 @@ final class PlaybackSession: @unchecked Sendable {
                 live.store(info.isEndless, ordering: .releasing)
                 try checkContentType(info)
                 if let total = info.totalLength { decoder.setInputLength(total) }
+                if let duration = info.duration {
+                    state.durationReported = true
+                    report(.duration(duration))
+                }
             }
             if state.draining {
                 if try finishPlayback(state: &state) { return .ended }
@@ -325,27 +415,44 @@ final class PlaybackSession: @unchecked Sendable {
             switch try decode(decoder, into: pcm, state: &state) {
             case .formatChanged:
                 guard let format = decoder.format else { continue }
-                try sink.open(format: format)
-                sampleRate.store(format.sampleRate, ordering: .releasing)
-                report(.format(format))
-                // Never more than half what the sink queues while stopped, or it could never start.
-                state.prebufferFrames = min(format.frames(forSeconds: configuration.prebuffer),
-                                            sink.queueCapacityFrames / 2)
+                if let previous = state.format {
+                    // A new stream within the input (an HLS discontinuity).
+                    try switchFormat(from: previous, to: format, state: &state)
+                    continue
+                }
+                state.format = format
                 if let length, length > 0 {
                     state.endFrame = format.frames(forSeconds: startTime + length)
                 }
                 reportDuration(decoder: decoder, state: &state)
                 if state.pendingSeek == nil { baseFrame.store(0, ordering: .releasing) }
                 setPhase(.buffering)
-            case .audio(let byteCount, let firstFrame):
+            case .audio(let byteCount, let decodedFrame):
                 guard let format = decoder.format else { continue }
+                if !state.attached {
+                    guard try attach(format: format, state: &state) else { return .idle }
+                }
                 if !state.durationReported { reportDuration(decoder: decoder, state: &state) }
-                if try deliver(pcm: UnsafeRawBufferPointer(rebasing: pcm[..<byteCount]), firstFrame: firstFrame,
-                               format: format, state: &state) {
+                var chunk = UnsafeRawBufferPointer(rebasing: pcm[..<byteCount])
+                var firstFrame = decodedFrame
+                if let target = state.discardBeforeFrame {
+                    // After a segment seek: decoded from the segment's start, heard from the target.
+                    let drop = (target - firstFrame) * format.bytesPerFrame
+                    if drop >= chunk.count { continue }
+                    if drop > 0 {
+                        chunk = UnsafeRawBufferPointer(rebasing: chunk[drop...])
+                        firstFrame = target
+                    }
+                    state.discardBeforeFrame = nil
+                }
+                if try deliver(pcm: chunk, firstFrame: firstFrame, format: format, state: &state) {
                     state.draining = true
                 }
             case .needMore:
-                if try feed(decoder, buffer: inputBuffer, state: &state) { continue }
+                if try feed(decoder, buffer: inputBuffer, state: &state) {
+                    checkNearingEnd(decoder: decoder, state: &state)
+                    continue
+                }
                 switch input.control.outcome(of: state.generation) {
                 case nil:
                     // Starving: wake again before the sink's queue runs out, and pause it to
@@ -414,6 +521,15 @@ final class PlaybackSession: @unchecked Sendable {
         var draining = false
         var failure: PlayerError?
         var recoveries = 0
+        /// The sink was opened (see ``attach(format:state:)``).
+        var attached = false
+        var nearingEndReported = false
+        /// The format the sink was opened with.
+        var format: AudioFormat?
+        /// Decoded audio before this frame is dropped (a seek that started at a segment's start).
+        var discardBeforeFrame: Int?
+        /// The discontinuity the decoder last started afresh at.
+        var passedDiscontinuity: Int?
         /// When the sink ran dry and was paused to refill, during a rebuffer.
         var rebufferingSince: ContinuousClock.Instant?
         /// Where the current transfer's (this generation's) opening burst ended, and when: its
@@ -474,7 +590,19 @@ final class PlaybackSession: @unchecked Sendable {
             if state.inputPosition >= skipTo { state.skipTo = nil }
             return skipped > 0
         }
-        let count = ring.read(into: buffer, generation: state.generation)
+        var readable = buffer
+        if let boundary = input.control.discontinuity(atOrAfter: state.inputPosition, generation: state.generation) {
+            if boundary == state.inputPosition, state.passedDiscontinuity != boundary {
+                // Everything before the new stream is decoded (the decoder asked for more):
+                // start afresh, so that its format and its first frames are taken as new.
+                state.passedDiscontinuity = boundary
+                let frame = baseFrame.load(ordering: .relaxed) + framesWritten.load(ordering: .relaxed)
+                try decoder.restart(atByte: boundary, frame: frame)
+            } else if boundary > state.inputPosition {
+                readable = UnsafeMutableRawBufferPointer(rebasing: buffer[..<min(buffer.count, boundary - state.inputPosition)])
+            }
+        }
+        let count = ring.read(into: readable, generation: state.generation)
         guard count > 0 else { return false }
         let bytes = UnsafeRawBufferPointer(rebasing: buffer[..<count])
         if state.bytesFed == 0 && state.inputPosition == 0 {
@@ -516,6 +644,76 @@ final class PlaybackSession: @unchecked Sendable {
         for marker in ["<!doctype", "<html", "<?xml", "<head", "<body", "{\""] where text.hasPrefix(marker) {
             throw .notAudio(url: location.description, reason: "the content is text (\(marker)…), not audio")
         }
+    }
+
+    /// Opens the sink for the first audio. A preloaded session first waits, its first audio
+    /// decoded, until it is activated. Returns `false` when stopped while waiting.
+    private func attach(format: AudioFormat, state: inout DecodeState) throws(PlayerError) -> Bool {
+        if !activated.load(ordering: .acquiring) {
+            waitingFormat.withEngineLock { $0 = format }
+            while !activated.load(ordering: .acquiring) {
+                if commands.withEngineLock({ $0.stopRequested }) { return false }
+                wake.wait(timeout: 0.1)
+            }
+        }
+        try sink.open(format: format)
+        attached.store(true, ordering: .releasing)
+        state.attached = true
+        sampleRate.store(format.sampleRate, ordering: .releasing)
+        report(.format(format))
+        // Never more than half what the sink queues while stopped, or it could never start.
+        state.prebufferFrames = min(format.frames(forSeconds: configuration.prebuffer), sink.queueCapacityFrames / 2)
+        return true
+    }
+
+    /// Tells the player, once, when the track's end is near enough to open the next one: its
+    /// input is complete and less than ``preloadLead`` of audio is left, or its length is reached soon.
+    private func checkNearingEnd(decoder: any AudioDecoder, state: inout DecodeState) {
+        guard !state.nearingEndReported, state.attached, let format = state.format else { return }
+        var left = Double.infinity
+        if let endFrame = state.endFrame {
+            let current = baseFrame.load(ordering: .relaxed) + framesWritten.load(ordering: .relaxed)
+            left = format.seconds(forFrames: max(endFrame - current, 0))
+        }
+        if input.control.outcome(of: state.generation) == .finished, let bytesPerSecond = decoder.bytesPerSecond, bytesPerSecond > 0 {
+            left = min(left, Double(ring.available(generation: state.generation)) / Double(bytesPerSecond))
+        }
+        guard left < Self.preloadLead else { return }
+        state.nearingEndReported = true
+        report(.nearingEnd)
+    }
+
+    /// Audio left in the current track when the next one is opened: time enough to connect and
+    /// decode its first audio on a slow link, little enough not to hold two streams for long.
+    private static let preloadLead = 8.0
+
+    /// A new stream follows within the input (an HLS discontinuity). In another format, the sink
+    /// plays out the old audio, reopens in the new format, and the timeline goes on at the new
+    /// rate; in the same format, audio simply goes on.
+    private func switchFormat(from previous: AudioFormat, to format: AudioFormat,
+                              state: inout DecodeState) throws(PlayerError) {
+        guard previous != format else { return }
+        if state.started {
+            // Interrupted by a seek or a stop, which start the output over anyway.
+            _ = try sink.drain()
+        }
+        let timeline = baseFrame.load(ordering: .relaxed) + framesWritten.load(ordering: .relaxed)
+        let seconds = previous.seconds(forFrames: timeline)
+        try sink.open(format: format)
+        state.format = format
+        sampleRate.store(format.sampleRate, ordering: .releasing)
+        baseFrame.store(format.frames(forSeconds: seconds), ordering: .releasing)
+        framesWritten.store(0, ordering: .releasing)
+        state.rebase = false
+        report(.format(format))
+        // The new stream is corked: it starts like a track, once its prebuffer is written.
+        state.prebufferFrames = min(format.frames(forSeconds: configuration.prebuffer), sink.queueCapacityFrames / 2)
+        state.started = false
+        state.framesBuffered = 0
+        if let length, length > 0 {
+            state.endFrame = format.frames(forSeconds: startTime + length)
+        }
+        logger.debug("format change", metadata: ["from": "\(previous)", "to": "\(format)"])
     }
 
     private func checkContentType(_ info: InputInfo) throws(PlayerError) {
@@ -670,11 +868,27 @@ final class PlaybackSession: @unchecked Sendable {
 
     /// Lets the sink play out what it holds. Returns `true` when done, `false` if interrupted.
     private func finishPlayback(state: inout DecodeState) throws(PlayerError) -> Bool {
+        guard state.attached else {
+            // No audio was ever decoded: nothing to play out, and the sink is not this track's.
+            if let failure = state.failure { throw failure }
+            return true
+        }
         if !state.started { startOutput(state: &state) }
         if isPaused && sink.isRealTime {
             // Draining a corked stream waits for the resume; the wait is interruptible.
             wake.wait(timeout: 0.25)
             return false
+        }
+        if state.failure == nil, let format = state.format, state.attached {
+            if !state.nearingEndReported {
+                state.nearingEndReported = true
+                report(.nearingEnd)
+            }
+            if let handOff, handOff(format) {
+                // The next track writes on into the sink: no drain, no gap.
+                handedOff.store(true, ordering: .releasing)
+                return true
+            }
         }
         guard try sink.drain() else { return false }
         if let failure = state.failure { throw failure }
@@ -691,11 +905,15 @@ final class PlaybackSession: @unchecked Sendable {
             report(.seekRefused(.seekNotSupported(reason: "\(location) is a live stream")))
             return
         }
+        if let segmented = input as? HLSInputSource {
+            try seekSegment(segmented, to: target, format: format, decoder: decoder, state: &state)
+            return
+        }
         var frame = format.frames(forSeconds: target)
         if let total = decoder.totalFrames { frame = min(frame, max(total - 1, 0)) }
         guard let (landed, offset) = try decoder.seek(toFrame: frame) else {
             // The decoder started over: from the beginning, then this seek again.
-            sink.flush()
+            if state.attached { sink.flush() }
             restartInput(at: 0, state: &state)
             state.bytesFed = 0
             state.id3Size = nil
@@ -705,7 +923,7 @@ final class PlaybackSession: @unchecked Sendable {
             state.rebase = true
             return
         }
-        sink.flush()
+        if state.attached { sink.flush() }
         if let since = state.rebufferingSince {
             // A seek ends a rebuffer: output starts again once the new position is prebuffered.
             _ = recordRebuffer(since: since)
@@ -737,11 +955,63 @@ final class PlaybackSession: @unchecked Sendable {
         logger.debug("seek", metadata: ["target": "\(target)", "landed": "\(landed)", "offset": "\(offset)"])
     }
 
+    /// Seeks an HLS stream: reads from the start of the segment that holds `target` (or of the
+    /// one before, when the target is at a segment's very start: an MP3 frame may borrow bits
+    /// from the frames before it), decodes from there and drops audio up to the target frame.
+    private func seekSegment(_ input: HLSInputSource, to target: Double, format: AudioFormat,
+                             decoder: any AudioDecoder, state: inout DecodeState) throws(PlayerError) {
+        let playlist = input.initialPlaylist
+        let clamped = min(target, max(playlist.totalDuration - 0.001, 0))
+        var (index, start) = playlist.segmentIndex(at: clamped)
+        if index > 0, clamped - start < Self.segmentLeadIn, !playlist.segments[index].discontinuity {
+            index -= 1
+            start = playlist.startTime(ofSegment: index)
+        }
+        let startFrame = segmentFrame(seconds: start, format: format, decoder: decoder)
+        let targetFrame = max(format.frames(forSeconds: clamped), startFrame)
+        if state.attached { sink.flush() }
+        if let since = state.rebufferingSince {
+            _ = recordRebuffer(since: since)
+            state.rebufferingSince = nil
+        }
+        state.generation += 1
+        state.inputPosition = 0
+        state.transferStart = nil
+        state.skipTo = nil
+        state.passedDiscontinuity = nil
+        input.start(atSegment: index, generation: state.generation)
+        try decoder.restart(atByte: 0, frame: startFrame)
+        state.discardBeforeFrame = targetFrame
+        baseFrame.store(targetFrame, ordering: .releasing)
+        framesWritten.store(0, ordering: .releasing)
+        state.rebase = true
+        state.started = false
+        state.framesBuffered = 0
+        state.lastProgressStep = -1
+        state.draining = false
+        state.failure = nil
+        report(.seeked(format.seconds(forFrames: targetFrame)))
+        logger.debug("segment seek", metadata: ["target": "\(target)", "segment": "\(index)"])
+    }
+
+    /// Seconds of a segment seek decoded before the target, at least: the bit reservoir of
+    /// Layer III reaches back at most 511 bytes, well within this.
+    private static let segmentLeadIn = 0.1
+
+    /// The frame a segment starts at. Playlist durations are rounded (to the microsecond by
+    /// ffmpeg); segments of MP3 hold whole MPEG frames, so the start snaps to a frame boundary.
+    private func segmentFrame(seconds: Double, format: AudioFormat, decoder: any AudioDecoder) -> Int {
+        let exact = seconds * Double(format.sampleRate)
+        guard let perFrame = decoder.samplesPerFrame, perFrame > 0 else { return Int(exact.rounded()) }
+        return Int((exact / Double(perFrame)).rounded()) * perFrame
+    }
+
     private func restartInput(at offset: Int, state: inout DecodeState) {
         state.generation += 1
         state.inputPosition = offset
         state.transferStart = nil
         state.skipTo = nil
+        state.passedDiscontinuity = nil
         input.start(at: offset, generation: state.generation)
     }
 }

@@ -33,6 +33,10 @@ public struct PlayerConfiguration: Sendable {
     public var caCertificatesPath: String?
     /// Extra request headers (for example an Authorization header from a resolver).
     public var requestHeaders: [String: String] = [:]
+    /// For an HLS master playlist: the highest bandwidth (bits per second, as its variants
+    /// declare) to choose. The best MP3 variant at or below it plays, or the lowest if none is;
+    /// `nil` (the default) chooses the highest.
+    public var hlsMaximumBandwidth: Int?
     /// Where the engine logs; never with tokens or query strings.
     public var logger = Logger(label: "streamplay")
 

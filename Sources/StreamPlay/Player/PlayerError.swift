@@ -39,6 +39,11 @@ public enum PlayerError: Error, Sendable, Equatable, CustomStringConvertible {
     case outputFailed(reason: String)
     /// A seek was asked of a stream that cannot seek.
     case seekNotSupported(reason: String)
+    /// A playlist (HLS m3u8) is malformed or has nothing playable in it.
+    case invalidPlaylist(url: String, reason: String)
+    /// The media is in a format StreamPlay recognises but cannot play yet (AAC, fMP4 or MPEG-TS
+    /// HLS segments).
+    case unsupportedFormat(url: String, format: String)
 
     /// One line naming the cause and the place, fit for a terminal or a log.
     public var description: String {
@@ -61,6 +66,9 @@ public enum PlayerError: Error, Sendable, Equatable, CustomStringConvertible {
         case .soundServerUnavailable(let reason): "sound server unavailable: \(reason)"
         case .outputFailed(let reason): "output failed: \(reason)"
         case .seekNotSupported(let reason): "cannot seek: \(reason)"
+        case .invalidPlaylist(let url, let reason): "invalid playlist \(url): \(reason)"
+        case .unsupportedFormat(let url, let format):
+            "\(url) is \(format), which StreamPlay cannot play yet (only MP3 and MP2)"
         }
     }
 }

@@ -17,4 +17,10 @@ public enum PlayerEvent: Sendable, Equatable {
     /// The input ran dry while playing, playback paused to refill for this many seconds, and
     /// goes on now (the state went to ``PlayerState/buffering`` and back).
     case rebuffered(seconds: Double)
+    /// Another item of the queue is now the current one, at `index` (after the previous one
+    /// ended, or by ``Player/next()``, ``Player/previous()`` or ``Player/play(itemAt:)``).
+    case currentItemChanged(index: Int, item: QueueItem)
+    /// An item of the queue failed; the queue went on with the next one. (The last item's
+    /// failure ends the play in ``PlayerState/failed(_:)`` instead.)
+    case itemFailed(QueueItem, PlayerError)
 }

@@ -1,0 +1,323 @@
+import CCurl
+import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Reads an HLS media playlist's MP3 segments, one after another, into the ring on a dedicated
+/// thread, so that the decoder sees one continuous MP3 stream.
+///
+/// Byte offsets count the audio bytes written for a generation, from the segment it started at.
+/// Tags and header frames are stripped per segment (``SegmentHeaderFilter``), AES-128 segments
+/// are decrypted as they arrive (``SegmentDecryptor``), and where a discontinuity begins a new
+/// stream its offset is marked in ``InputControl`` for the decoder to start afresh. A live
+/// playlist is reloaded at its target duration (half of it when it had not changed, as RFC 8216
+/// asks) and followed by media sequence number, so no segment plays twice or is skipped while
+/// the window holds it. A segment whose transfer breaks is resumed at the byte it stopped at.
+final class HLSInputSource: InputSource, @unchecked Sendable {
+    let control: InputControl
+    /// The playlist as first read. For a complete (VOD) playlist this is the timeline seeks use.
+    let initialPlaylist: HLSMediaPlaylist
+    private let playlistURL: String
+    private let ring: ByteRing
+    private let configuration: PlayerConfiguration
+    private let onReconnect: @Sendable () -> Void
+    private let wake = ThreadSignal()
+    private var thread: EngineThread?
+
+    // Input thread only.
+    private var playlist: HLSMediaPlaylist
+    private var keys: [String: [UInt8]] = [:]
+    private var seenCommands = -1
+    private var job: Job?
+
+    /// The generation being read.
+    private struct Job {
+        var generation: Int
+        var nextSequence: Int
+        /// Bytes of this generation written so far (or dropped, below `skipTo`).
+        var position = 0
+        /// Bytes below this offset are dropped (a restart at an offset, not at a segment).
+        var skipTo: Int
+        var isFirstSegment = true
+    }
+
+    /// The playlist for a live stream starts this many segments from its end (RFC 8216 6.3.3
+    /// asks for at least three target durations from the end).
+    private static let liveStartDistance = 3
+
+    init(playlistURL: String, playlist: HLSMediaPlaylist, ring: ByteRing, control: InputControl,
+         configuration: PlayerConfiguration, onReconnect: @escaping @Sendable () -> Void = {}) {
+        _ = CurlRequest.globalInit
+        self.playlistURL = playlistURL
+        self.initialPlaylist = playlist
+        self.playlist = playlist
+        self.ring = ring
+        self.control = control
+        self.configuration = configuration
+        self.onReconnect = onReconnect
+        let wake = self.wake
+        ring.setProducerWaker { wake.signal() }
+        control.publish(info: InputInfo(duration: playlist.isComplete ? playlist.totalDuration : nil))
+        thread = EngineThread(name: "sp-hls") { [self] in run() }
+    }
+
+    func start(at offset: Int, generation: Int) {
+        control.requestRestart(.init(offset: offset, generation: generation))
+        wake.signal()
+    }
+
+    /// Starts reading at segment `index` of the initial (VOD) playlist.
+    func start(atSegment index: Int, generation: Int) {
+        control.requestRestart(.init(offset: 0, generation: generation, segment: index))
+        wake.signal()
+    }
+
+    func stop() {
+        control.requestStop()
+        wake.signal()
+        thread?.join()
+        ring.setProducerWaker(nil)
+    }
+
+    private var redactedPlaylistURL: String { RedactedURL.describe(playlistURL) }
+
+    // MARK: Input thread
+
+    private func run() {
+        var lastReload = ContinuousClock.now
+        var lastNewSegment = ContinuousClock.now
+        var reloadInterval = playlist.targetDuration
+        var reloadFailures = 0
+        while true {
+            let commands = control.takeCommands(since: &seenCommands)
+            if commands.stop { break }
+            if let restart = commands.restart {
+                ring.beginGeneration(restart.generation)
+                job = Job(generation: restart.generation, nextSequence: firstSequence(segment: restart.segment),
+                          skipTo: restart.offset)
+            }
+            guard let current = job else {
+                wake.wait(timeout: 1)
+                continue
+            }
+            if let segment = playlist.segments.first(where: { $0.sequence == current.nextSequence }) {
+                switch fetch(segment) {
+                case .done:
+                    job?.nextSequence += 1
+                    job?.isFirstSegment = false
+                case .interrupted:
+                    continue
+                case .failed(let error):
+                    control.finish(generation: current.generation, with: .failed(error))
+                    job = nil
+                }
+                continue
+            }
+            if playlist.isComplete {
+                control.finish(generation: current.generation, with: .finished)
+                job = nil
+                continue
+            }
+            // Live, at the edge: wait for the playlist to grow.
+            let sinceReload = ContinuousClock.now - lastReload
+            guard sinceReload >= .milliseconds(Int(reloadInterval * 1000)) else {
+                let wait = Double(reloadInterval) - sinceReload.inSeconds
+                wake.wait(timeout: min(max(wait, 0.01), 0.5))
+                continue
+            }
+            lastReload = .now
+            let previousLast = playlist.segments.last?.sequence
+            do throws(PlayerError) {
+                try reload()
+                reloadFailures = 0
+            } catch {
+                reloadFailures += 1
+                if reloadFailures > configuration.reconnect.maxAttempts {
+                    control.finish(generation: current.generation, with: .failed(error))
+                    job = nil
+                }
+                continue
+            }
+            let grew = playlist.segments.last?.sequence != previousLast
+            // RFC 8216 6.3.4: half the target duration after a reload that brought nothing new.
+            reloadInterval = grew ? playlist.targetDuration : playlist.targetDuration / 2
+            if grew {
+                lastNewSegment = .now
+            } else if ContinuousClock.now - lastNewSegment
+                        > .seconds(max(configuration.stallTimeout, 3 * playlist.targetDuration)) {
+                control.finish(generation: current.generation,
+                               with: .failed(.timedOut(url: redactedPlaylistURL, seconds: configuration.stallTimeout)))
+                job = nil
+                continue
+            }
+            if let first = playlist.segments.first, current.nextSequence < first.sequence {
+                // Fell behind the window: the segments in between are gone from the server.
+                configuration.logger.warning("live playlist moved past unplayed segments", metadata: [
+                    "url": "\(redactedPlaylistURL)", "missed": "\(first.sequence - current.nextSequence)",
+                ])
+                job?.nextSequence = first.sequence
+            }
+        }
+    }
+
+    /// The media sequence number a generation starts at: the segment asked for, the first
+    /// segment of a complete playlist, or near the live edge.
+    private func firstSequence(segment: Int?) -> Int {
+        let segments = playlist.segments
+        guard !segments.isEmpty else { return playlist.mediaSequence }
+        if let segment { return segments[min(max(segment, 0), segments.count - 1)].sequence }
+        if playlist.isComplete { return segments[0].sequence }
+        return segments[max(segments.count - Self.liveStartDistance, 0)].sequence
+    }
+
+    private func reload() throws(PlayerError) {
+        let data = try ResourceFetcher.fetch(playlistURL, configuration: configuration) { [self] in
+            control.hasCommands(since: seenCommands)
+        }
+        guard case .media(let fresh) = try HLSPlaylistParser.parse(String(decoding: data, as: UTF8.self),
+                                                                   url: playlistURL) else {
+            throw .invalidPlaylist(url: redactedPlaylistURL, reason: "a live media playlist turned into a master playlist")
+        }
+        playlist = fresh
+    }
+
+    private enum FetchResult {
+        case done
+        case interrupted
+        case failed(PlayerError)
+    }
+
+    /// Reads one segment into the ring, resuming after drops. Returns when it is all there,
+    /// when a command came, or when it cannot be read.
+    private func fetch(_ segment: HLSSegment) -> FetchResult {
+        guard let job else { return .interrupted }
+        let redacted = RedactedURL.describe(segment.url)
+        var decryptor: SegmentDecryptor?
+        do throws(PlayerError) {
+            if let key = segment.key {
+                decryptor = try SegmentDecryptor(key: try fetchKey(key.url),
+                                                 iv: key.initializationVector(sequence: segment.sequence))
+            }
+        } catch {
+            return control.hasCommands(since: seenCommands) ? .interrupted : .failed(error)
+        }
+        if segment.discontinuity && !job.isFirstSegment {
+            control.markDiscontinuity(at: job.position, generation: job.generation)
+        }
+        var filter = SegmentHeaderFilter(url: redacted)
+        var plaintext: [UInt8] = []
+        plaintext.reserveCapacity(Self.writeSize + 32)
+        var failure: PlayerError?
+        var received = 0
+        var attempts = 0
+        let policy = configuration.reconnect
+        let base = segment.byteRange?.offset ?? 0
+        let end = segment.byteRange.map { $0.offset + $0.length - 1 }
+
+        // Body bytes: decrypt, strip headers, write; `false` stops the transfer.
+        func take(_ bytes: UnsafeRawBufferPointer) -> Bool {
+            do throws(PlayerError) {
+                guard let decryptor else {
+                    return try filter.process(bytes) { write($0) }
+                }
+                plaintext.removeAll(keepingCapacity: true)
+                try decryptor.update(bytes, into: &plaintext)
+                return try plaintext.withPlayerBytes { clear throws(PlayerError) in
+                    try filter.process(clear) { write($0) }
+                }
+            } catch {
+                failure = error
+                return false
+            }
+        }
+
+        while true {
+            guard let request = SegmentRequest(
+                url: segment.url, start: base + received, end: end, configuration: configuration,
+                onBody: { take($0) }, shouldAbort: { [control, seenCommands] in control.hasCommands(since: seenCommands) })
+            else { return .failed(.transferFailed(url: redacted, reason: "curl_easy_init failed")) }
+            let code = request.perform()
+            received += request.delivered
+            if let failure { return .failed(failure) }
+            if request.interruption == .command || control.hasCommands(since: seenCommands) { return .interrupted }
+            if code == CURLE_OK {
+                if let end, base + received < end + 1 {
+                    return .failed(.connectionLost(url: redacted, reason: "the segment ended \(end + 1 - base - received) bytes short"))
+                }
+                do throws(PlayerError) {
+                    if let decryptor {
+                        plaintext.removeAll(keepingCapacity: true)
+                        try decryptor.finish(into: &plaintext)
+                        let written = try plaintext.withPlayerBytes { clear throws(PlayerError) in
+                            try filter.process(clear) { write($0) }
+                        }
+                        if !written { return .interrupted }
+                    }
+                    if try !filter.finish(emit: { write($0) }) { return .interrupted }
+                } catch {
+                    return .failed(error)
+                }
+                return .done
+            }
+            let error = request.error(for: code, url: segment.url, configuration: configuration)
+            if request.delivered > 0 { attempts = 0 }
+            let status = request.statusCode
+            let transient = request.interruption == .stalled || status >= 500 || status == 0
+            guard transient, attempts < policy.maxAttempts else { return .failed(error) }
+            attempts += 1
+            onReconnect()
+            configuration.logger.info("resuming segment", metadata: [
+                "url": "\(redacted)", "offset": "\(received)", "attempt": "\(attempts)", "cause": "\(error)",
+            ])
+            let delay = min(policy.initialDelay * pow(2, Double(attempts - 1)), policy.maximumDelay)
+            let deadline = ContinuousClock.now + .milliseconds(Int(delay * 1000))
+            while ContinuousClock.now < deadline {
+                if control.hasCommands(since: seenCommands) { return .interrupted }
+                wake.wait(timeout: min((deadline - .now).inSeconds, 0.1))
+            }
+        }
+    }
+
+    /// Copies audio bytes into the ring, waiting for space. `false` when a command came first.
+    private func write(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        guard var job else { return false }
+        defer { self.job = job }
+        var rest = bytes
+        if job.position < job.skipTo {
+            let dropped = min(job.skipTo - job.position, rest.count)
+            job.position += dropped
+            rest = UnsafeRawBufferPointer(rebasing: rest[dropped...])
+        }
+        while !rest.isEmpty {
+            let piece = UnsafeRawBufferPointer(rebasing: rest[..<min(rest.count, Self.writeSize)])
+            if ring.write(piece) {
+                job.position += piece.count
+                rest = UnsafeRawBufferPointer(rebasing: rest[piece.count...])
+                continue
+            }
+            if control.hasCommands(since: seenCommands) { return false }
+            if !ring.announceProducerWaiting(for: piece.count) {
+                wake.wait(timeout: 0.25)
+            }
+        }
+        return true
+    }
+
+    /// The most bytes written to the ring at once: well below its smallest capacity.
+    private static let writeSize = 16 * 1024
+
+    /// The AES-128 key at `url`, fetched once per play. Never logged.
+    private func fetchKey(_ url: String) throws(PlayerError) -> [UInt8] {
+        if let key = keys[url] { return key }
+        let data = try ResourceFetcher.fetch(url, configuration: configuration) { [self] in
+            control.hasCommands(since: seenCommands)
+        }
+        guard data.count == 16 else {
+            throw .decodingFailed(reason: "the AES-128 key at \(RedactedURL.describe(url)) has \(data.count) bytes, not 16")
+        }
+        let key = [UInt8](data)
+        keys[url] = key
+        return key
+    }
+}

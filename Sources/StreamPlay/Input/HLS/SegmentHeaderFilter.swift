@@ -1,0 +1,136 @@
+/// Removes what a packed-audio HLS segment carries in front of its MPEG frames, and recognises
+/// segments that are not MPEG audio at all.
+///
+/// Segments are cut from one stream, but a segmenter may give each its own ID3v2 tag (HLS packed
+/// audio carries its timestamp in one) and its own Xing/Info frame. Fed to the decoder as one
+/// stream, a tag in the middle is junk and an Info frame is a frame of silence, a gap at every
+/// join: both are dropped here, so the decoder sees the frames alone. The Info frame also
+/// describes only its own segment, so even the first one would mislead the decoder about the
+/// stream's length.
+struct SegmentHeaderFilter {
+    private enum Phase {
+        /// Collecting the first bytes of the segment (or of what follows a tag) to decide.
+        case head
+        /// Dropping a tag or a header frame: this many bytes more.
+        case skipping(Int)
+        /// Frames: everything passes.
+        case passing
+    }
+
+    private var phase = Phase.head
+    private var head: [UInt8] = []
+    private let url: String
+
+    /// Bytes looked at before deciding: an MPEG-TS packet and the next sync byte.
+    private static let headLength = 189
+
+    /// - Parameter url: the segment's URL, redacted, for errors.
+    init(url: String) {
+        self.url = url
+        head.reserveCapacity(Self.headLength)
+    }
+
+    /// Passes the frames in `bytes` to `emit`, dropping tags and header frames.
+    /// - Returns: `false` when `emit` did (the transfer is to stop).
+    mutating func process(_ bytes: UnsafeRawBufferPointer,
+                          emit: (UnsafeRawBufferPointer) -> Bool) throws(PlayerError) -> Bool {
+        var rest = bytes
+        while !rest.isEmpty {
+            switch phase {
+            case .passing:
+                return emit(rest)
+            case .skipping(let count):
+                let dropped = min(count, rest.count)
+                rest = UnsafeRawBufferPointer(rebasing: rest[dropped...])
+                phase = count == dropped ? .head : .skipping(count - dropped)
+            case .head:
+                let taken = min(Self.headLength - head.count, rest.count)
+                head.append(contentsOf: rest[..<taken])
+                rest = UnsafeRawBufferPointer(rebasing: rest[taken...])
+                if head.count >= Self.headLength {
+                    guard try decide(final: false, emit: emit) else { return false }
+                }
+            }
+        }
+        return true
+    }
+
+    /// The segment ended: decides on what is still held (a segment shorter than the look-ahead).
+    mutating func finish(emit: (UnsafeRawBufferPointer) -> Bool) throws(PlayerError) -> Bool {
+        guard case .head = phase, !head.isEmpty else { return true }
+        return try decide(final: true, emit: emit)
+    }
+
+    /// Judges the held bytes: a tag or header frame to skip, a foreign format to refuse, or frames.
+    private mutating func decide(final: Bool, emit: (UnsafeRawBufferPointer) -> Bool) throws(PlayerError) -> Bool {
+        if let tagSize = Self.id3Size(head) {
+            return try skip(tagSize, emit: emit, final: final)
+        }
+        if let format = Self.foreignFormat(head) {
+            throw .unsupportedFormat(url: url, format: format)
+        }
+        if let frameSize = Self.headerFrameSize(head) {
+            return try skip(frameSize, emit: emit, final: final)
+        }
+        phase = .passing
+        let held = head
+        head.removeAll(keepingCapacity: true)
+        return held.withUnsafeBytes { emit($0) }
+    }
+
+    /// Drops `count` bytes from the front, then goes on deciding with what follows.
+    private mutating func skip(_ count: Int, emit: (UnsafeRawBufferPointer) -> Bool, final: Bool) throws(PlayerError) -> Bool {
+        let held = head
+        head.removeAll(keepingCapacity: true)
+        phase = count > held.count ? .skipping(count - held.count) : .head
+        guard count < held.count else { return true }
+        let remainder = Array(held[count...])
+        if final {
+            head = remainder
+            return try finish(emit: emit)
+        }
+        return try remainder.withPlayerBytes { bytes throws(PlayerError) in try process(bytes, emit: emit) }
+    }
+
+    /// The size of an ID3v2 tag at the front, header and footer included.
+    private static func id3Size(_ bytes: [UInt8]) -> Int? {
+        guard bytes.count >= 10, bytes[0] == 0x49, bytes[1] == 0x44, bytes[2] == 0x33 else { return nil }
+        let size = bytes[6...9].reduce(0) { ($0 << 7) | Int($1 & 0x7F) }
+        return 10 + size + (bytes[5] & 0x10 != 0 ? 10 : 0)
+    }
+
+    /// A container or codec StreamPlay cannot decode, recognised by its first bytes.
+    private static func foreignFormat(_ bytes: [UInt8]) -> String? {
+        if bytes.count >= 189, bytes[0] == 0x47, bytes[188] == 0x47 { return "MPEG-TS" }
+        if bytes.count >= 8 {
+            let box = String(decoding: bytes[4..<8], as: UTF8.self)
+            if ["ftyp", "styp", "moof", "sidx", "moov"].contains(box) { return "fragmented MP4" }
+        }
+        // ADTS: an MPEG sync word whose layer bits are 0.
+        if bytes.count >= 2, bytes[0] == 0xFF, bytes[1] & 0xF6 == 0xF0 { return "AAC (ADTS)" }
+        return nil
+    }
+
+    /// The size of a Layer III frame at the front that holds a Xing, Info or VBRI header.
+    private static func headerFrameSize(_ bytes: [UInt8]) -> Int? {
+        guard bytes.count >= 40, bytes[0] == 0xFF, bytes[1] & 0xE0 == 0xE0 else { return nil }
+        let version = (bytes[1] >> 3) & 0x03 // 3: MPEG-1, 2: MPEG-2, 0: MPEG-2.5
+        let layer = (bytes[1] >> 1) & 0x03 // 1: Layer III
+        let bitrateIndex = Int(bytes[2] >> 4)
+        let rateIndex = Int((bytes[2] >> 2) & 0x03)
+        guard version != 1, layer == 1, (1...14).contains(bitrateIndex), rateIndex < 3 else { return nil }
+        let mono = bytes[3] >> 6 == 3
+        let mpeg1 = version == 3
+        let xingOffset = 4 + (mpeg1 ? (mono ? 17 : 32) : (mono ? 9 : 17))
+        let tag = String(decoding: bytes[xingOffset..<(xingOffset + 4)], as: UTF8.self)
+        let vbri = String(decoding: bytes[36..<40], as: UTF8.self)
+        guard tag == "Xing" || tag == "Info" || vbri == "VBRI" else { return nil }
+        let bitrates = mpeg1
+            ? [0, 32, 40, 48, 56, 64, 80, 96, 112, 128, 160, 192, 224, 256, 320]
+            : [0, 8, 16, 24, 32, 40, 48, 56, 64, 80, 96, 112, 128, 144, 160]
+        let baseRates = [44100, 48000, 32000]
+        let sampleRate = baseRates[rateIndex] / (mpeg1 ? 1 : (version == 2 ? 2 : 4))
+        let padding = Int((bytes[2] >> 1) & 0x01)
+        return (mpeg1 ? 144_000 : 72_000) * bitrates[bitrateIndex] / sampleRate + padding
+    }
+}
