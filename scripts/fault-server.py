@@ -57,6 +57,22 @@ Every file response carries Content-Length; Content-Type is audio/mpeg for .mp3.
                            Ranges count the garbage (TOTAL = size + 8192).
   /repeat/N/NAME           the file N times over as one body (1 <= N <= 100000), Range
                            supported: a long stream for memory tests.
+  /hls-live/ID/index.m3u8  a live HLS stream made of the segments of DIR/hls/live/index.m3u8
+  /hls-live/ID/SEGMENT     (made by scripts/make-hls-media.sh; that list is read once, at the
+                           first /hls-live/ request). ID: any token ([A-Za-z0-9._~-], up to
+                           128); each ID is its own stream, whose clock starts at the first
+                           request (playlist or segment) with that ID. Segment k (0-based) is
+                           "published" at t = the sum of the EXTINF durations of segments 0..k-1
+                           (segment 0 at once; about one more every 2 s). The playlist (200,
+                           application/vnd.apple.mpegurl, Cache-Control: no-cache, Range
+                           ignored) lists the last 3 published segments with their EXTINFs and
+                           relative URIs: EXT-X-VERSION:3, EXT-X-TARGETDURATION = ceil of the
+                           largest EXTINF of the whole list, EXT-X-MEDIA-SEQUENCE = index of
+                           the first listed segment + 100, and EXT-X-ENDLIST once all are
+                           published. SEGMENT (a name from the list): the file as plain (Range
+                           supported) if it has been published, else 404; other names 404.
+                           HEAD supported (it starts the clock too). Log entries of these
+                           paths carry an extra "live" object (see below).
 
 HEAD on other paths gets 405 (and does not count as a request for the key); other methods
 get 405 too.
@@ -67,11 +83,19 @@ response is over:
    or null, "status": int, "sent": body bytes written to the socket, "cut": "close" | "reset" |
    "stall" | null, "ua": User-Agent or null, "method": "GET" | "HEAD" | ..., "time": arrival as
    Unix seconds, "client_closed": true when the client went away before the response was over}
+/hls-live/ID/... entries (with a valid ID, once the live list could be read) also have
+  "live": {"id": ID, "elapsed": seconds since the stream's first request (at arrival),
+           "published": segments published then, "segments": segments in the whole list,
+           "segment": index of the asked segment in the list or null (the playlist, or a name
+           not in the list), "sequence": the asked segment's media sequence number (index + 100)
+           or null, "first_sequence": the playlist's EXT-X-MEDIA-SEQUENCE (playlist only, else
+           null), "endlist": whether the playlist had EXT-X-ENDLIST (playlist only, else null)}
 """
 
 import argparse
 import fcntl
 import json
+import math
 import os
 import random
 import re
@@ -100,7 +124,17 @@ CONTENT_TYPES = {
     ".html": "text/html",
     ".info": "text/plain",
     ".txt": "text/plain",
+    ".m3u8": "application/vnd.apple.mpegurl",
+    ".aac": "audio/aac",
+    ".ts": "video/mp2t",
+    ".m4s": "video/iso.segment",
+    ".mp4": "video/mp4",
 }
+
+LIVE_DIR = "hls/live"  # in the media directory: index.m3u8 and its segments
+LIVE_WINDOW = 3  # segments listed in a live playlist
+LIVE_SEQUENCE_BASE = 100  # EXT-X-MEDIA-SEQUENCE of the first segment of the list
+LIVE_ID_RE = re.compile(r"^[A-Za-z0-9._~-]{1,128}$")
 
 GARBAGE = random.Random(GARBAGE_SEED).randbytes(GARBAGE_SIZE)
 
@@ -187,6 +221,36 @@ class State:
         self.lock = threading.Lock()
         self.counts = {}
         self.log = open(log_path, "a", encoding="utf-8")
+        self.live_list = None  # [(name, EXTINF seconds, EXTINF text)], read once
+        self.live_starts = {}  # ID -> time.monotonic() of its first request
+
+    def live_segments(self):
+        """The live list (read at the first call that finds it), or None if it is missing."""
+        with self.lock:
+            if self.live_list is None:
+                try:
+                    path = os.path.join(self.media, LIVE_DIR, "index.m3u8")
+                    with open(path, encoding="utf-8") as f:
+                        lines = [line.strip() for line in f]
+                except OSError:
+                    return None
+                segments, extinf = [], None
+                for line in lines:
+                    if line.startswith("#EXTINF:"):
+                        extinf = line[len("#EXTINF:") :].split(",")[0].strip()
+                    elif line and not line.startswith("#") and extinf is not None:
+                        segments.append((line, float(extinf), extinf))
+                        extinf = None
+                if not segments:
+                    return None
+                self.live_list = segments
+            return self.live_list
+
+    def live_elapsed(self, stream_id):
+        """Seconds since the first request of stream_id (0 for this one if it is the first)."""
+        now = time.monotonic()
+        with self.lock:
+            return now - self.live_starts.setdefault(stream_id, now)
 
     def count(self, key):
         """How many earlier requests had this key (0: this one is the first)."""
@@ -462,6 +526,9 @@ class Handler(BaseHTTPRequestHandler):
         if kind == "plain" and args:
             self.serve_file("/".join(args), head=head)
             return
+        if kind == "hls-live":
+            self.hls_live(args, head)
+            return
         if kind == "status" and len(args) == 1 and INT_RE.match(args[0]):
             code = int(args[0])
             if 200 <= code <= 599:
@@ -580,6 +647,71 @@ class Handler(BaseHTTPRequestHandler):
                 return self.not_found()
             return self.serve_file("/".join(args), garbage=True)
         self.not_found()
+
+    def hls_live(self, args, head):
+        state = self.server.state
+        if len(args) != 2 or not LIVE_ID_RE.match(args[0]) or not args[1]:
+            return self.not_found()
+        segments = state.live_segments()
+        if segments is None:
+            return self.not_found()
+        stream_id, name = args
+        elapsed = state.live_elapsed(stream_id)
+        # Segment k is published once the segments before it have "played" out.
+        published, start = 0, 0.0
+        for _, seconds, _ in segments:
+            if start > elapsed:
+                break
+            published += 1
+            start += seconds
+        live = {
+            "id": stream_id,
+            "elapsed": round(elapsed, 3),
+            "published": published,
+            "segments": len(segments),
+            "segment": None,
+            "sequence": None,
+            "first_sequence": None,
+            "endlist": None,
+        }
+        self.entry["live"] = live
+        if name == "index.m3u8":
+            first = max(0, published - LIVE_WINDOW)
+            endlist = published == len(segments)
+            live["first_sequence"] = first + LIVE_SEQUENCE_BASE
+            live["endlist"] = endlist
+            target = math.ceil(max(seconds for _, seconds, _ in segments))
+            lines = [
+                "#EXTM3U",
+                "#EXT-X-VERSION:3",
+                "#EXT-X-TARGETDURATION:%d" % target,
+                "#EXT-X-MEDIA-SEQUENCE:%d" % (first + LIVE_SEQUENCE_BASE),
+            ]
+            for seg, _, text in segments[first:published]:
+                lines += ["#EXTINF:%s," % text, seg]
+            if endlist:
+                lines.append("#EXT-X-ENDLIST")
+            body = ("\n".join(lines) + "\n").encode()
+            self.start(
+                200,
+                [
+                    ("Content-Type", CONTENT_TYPES[".m3u8"]),
+                    ("Cache-Control", "no-cache"),
+                    ("Content-Length", str(len(body))),
+                ],
+            )
+            if not head:
+                self.write(body)
+                self.entry["sent"] = len(body)
+            return
+        index = next((k for k, (seg, _, _) in enumerate(segments) if seg == name), None)
+        if index is None:
+            return self.not_found()
+        live["segment"] = index
+        live["sequence"] = index + LIVE_SEQUENCE_BASE
+        if index >= published:
+            return self.not_found()
+        self.serve_file(LIVE_DIR + "/" + name, head=head)
 
     def exists(self, name):
         state = self.server.state

@@ -9,10 +9,11 @@ out=.build-fuzz
 mkdir -p "$out"
 
 # target name, driver, parser sources (the parsers depend on nothing else in the library but
-# its whitespace trimming)
+# its small support files, listed with each target)
 targets=(
   "icy Fuzz/FuzzICY.swift Sources/StreamPlay/Input/ICYDemuxer.swift Sources/StreamPlay/Player/StreamMetadata.swift"
-  "playlist Fuzz/FuzzPlaylist.swift Sources/StreamPlay/Input/PlaylistParser.swift Sources/StreamPlay/Support/WhitespaceTrimming.swift"
+  "playlist Fuzz/FuzzPlaylist.swift Sources/StreamPlay/Input/PlaylistParser.swift Sources/StreamPlay/Support/RelativeLocation.swift Sources/StreamPlay/Support/WhitespaceTrimming.swift"
+  "hls Fuzz/FuzzHLS.swift Sources/StreamPlay/Input/HLS/HLSPlaylistParser.swift Sources/StreamPlay/Input/HLS/HLSPlaylist.swift Sources/StreamPlay/Input/HLS/HLSVariantSelection.swift Sources/StreamPlay/Player/PlayerError.swift Sources/StreamPlay/Support/RedactedURL.swift Sources/StreamPlay/Support/RelativeLocation.swift Sources/StreamPlay/Support/WhitespaceTrimming.swift"
   "headers Fuzz/FuzzHeaders.swift Sources/StreamPlay/Input/ResponseHeaders.swift Sources/StreamPlay/Support/WhitespaceTrimming.swift"
 )
 

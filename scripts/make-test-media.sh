@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
-# Makes the test media (MP3s, their reference decodes, bad inputs, the demo track) in OUTDIR.
+# Makes the test media (MP3s, their reference decodes, bad inputs, the demo track) in OUTDIR,
+# and then the HLS and album media in OUTDIR/hls and OUTDIR/album (scripts/make-hls-media.sh;
+# see its header for those files).
 # Usage: make-test-media.sh OUTDIR
 #
-# Everything is synthesised here (sox, lame, python3), nothing is downloaded. `sox -R` seeds
-# sox's noise generator and python3's random is seeded, so a rerun with the same tools makes
-# the same bytes. When OUTDIR/.complete exists, is newer than this script and make-demo.sh,
-# and names the same tool versions, nothing is done (repeated test runs stay fast).
+# Everything is synthesised here (sox, lame, ffmpeg, openssl, python3), nothing is downloaded.
+# `sox -R` seeds sox's noise generator and python3's random is seeded, so a rerun with the same
+# tools makes the same bytes. When OUTDIR/.complete exists, is newer than this script,
+# media-lib.sh, make-demo.sh and make-hls-media.sh, and names the same tool versions, nothing is
+# done (repeated test runs stay fast).
 #
 # For every NAME.mp3 there is NAME.mp3.raw (`mpg123 -q -s`: s16 native-endian, native rate and
 # channels, gapless-trimmed) and NAME.mp3.info with key=value lines:
@@ -21,8 +24,10 @@ fi
 out=$1
 scripts=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 self="$scripts/$(basename "${BASH_SOURCE[0]}")"
+# shellcheck source-path=SCRIPTDIR source=media-lib.sh
+source "$scripts/media-lib.sh"
 
-for tool in sox lame mpg123 python3; do
+for tool in sox lame mpg123 python3 ffmpeg openssl; do
   command -v "$tool" >/dev/null 2>&1 || {
     echo "make-test-media: $tool not found (run scripts/install-deps.sh)" >&2
     exit 1
@@ -32,10 +37,13 @@ done
 # Different tool versions may make different bytes, so they are part of the stamp.
 stamp_text="sox=$(sox --version 2>&1 | head -n1)
 lame=$(lame --version 2>&1 | head -n1)
-mpg123=$(mpg123 --version 2>&1 | head -n1)"
+mpg123=$(mpg123 --version 2>&1 | head -n1)
+ffmpeg=$(ffmpeg -version 2>&1 | head -n1)
+openssl=$(openssl version 2>&1 | head -n1)"
 
 stamp="$out/.complete"
-if [[ -f $stamp && ! $self -nt $stamp && ! $scripts/make-demo.sh -nt $stamp &&
+if [[ -f $stamp && ! $self -nt $stamp && ! $scripts/media-lib.sh -nt $stamp &&
+  ! $scripts/make-demo.sh -nt $stamp && ! $scripts/make-hls-media.sh -nt $stamp &&
   "$(cat "$stamp")" == "$stamp_text" ]]; then
   exit 0
 fi
@@ -47,40 +55,6 @@ out=$(cd "$out" && pwd)
 wav="$out/wav"
 
 # --- Source signals (WAV) ---------------------------------------------------------------------
-
-# Second markers: during second N (0-based) a sine of 300 + 100*N Hz at -6 dBFS, same in both
-# channels. Each second holds a whole number of cycles, so the joins are click-free. A test
-# tells which second it hears by the dominant frequency.
-marker_signal() { # RATE CHANNELS SECONDS OUTFILE
-  local rate=$1 ch=$2 secs=$3 file=$4 chains=() n
-  for ((n = 0; n < secs; n++)); do
-    [[ $n -gt 0 ]] && chains+=(:)
-    chains+=(synth 1 sine $((300 + 100 * n)) gain -6)
-  done
-  sox -R -r "$rate" -c "$ch" -n "$file" "${chains[@]}"
-}
-
-# Seeded white noise at about -36 dBFS, independent per channel. Mixed under the tones it makes
-# every position of a signal unique, so cross-correlation against the reference decode finds
-# an offset to the sample (a pure tone matches itself every period).
-noise_signal() { # RATE CHANNELS SECONDS OUTFILE
-  sox -R -r "$1" -c "$2" -n "$4" synth "$3" whitenoise gain -40
-}
-
-# Sweeps: left (or mono) rises 200 Hz -> 4 kHz exponentially, right falls 4 kHz -> 200 Hz, so
-# time maps to frequency and left/right are told apart. -6 dBFS.
-sweep_signal() { # RATE CHANNELS SECONDS OUTFILE
-  local tones=(sine 200:4000)
-  [[ $2 -eq 2 ]] && tones+=(sine 4000:200)
-  sox -R -r "$1" -c "$2" -n "$4" synth "$3" "${tones[@]}" gain -6
-}
-
-# Plain sum (sox -m would otherwise scale each input by 1/2), written as a plain 16-bit PCM
-# WAV (synth makes 32-bit; -t wavpcm avoids the WAVE_FORMAT_EXTENSIBLE header some readers
-# reject).
-mix() { # A B OUTFILE
-  sox -R -m -v 1 "$1" -v 1 "$2" -b 16 -t wavpcm "$3"
-}
 
 short=6 # seconds, for the short files
 
@@ -172,30 +146,10 @@ bash "$scripts/make-demo.sh" "$out/demo.mp3"
 # --- Reference decodes -------------------------------------------------------------------------
 
 for mp3 in "$out"/*.mp3; do
-  name=$(basename "$mp3")
-  mpg123 -q -s "$mp3" >"$mp3.raw"
-  # mpg123 -s writes no header: get rate and channels from a WAV decode of the same file.
-  rm -f "$out/ref.tmp.wav"
-  mpg123 -q -w "$out/ref.tmp.wav" "$mp3"
-  offset=$(awk -v n="$name" '$1 == n { print $2 }' "$out/offsets.tmp")
-  python3 - "$mp3" "$out/ref.tmp.wav" "${offset:-0}" >"$mp3.info" <<'EOF'
-import os, sys, wave
-mp3, ref, offset = sys.argv[1], sys.argv[2], int(sys.argv[3])
-raw_bytes = os.path.getsize(mp3 + ".raw")
-if os.path.exists(ref) and raw_bytes > 0:
-    with wave.open(ref) as w:
-        rate, channels = w.getframerate(), w.getnchannels()
-        assert w.getsampwidth() == 2, "expected s16"
-        assert w.getnframes() * 2 * channels == raw_bytes, "WAV and raw decodes differ in length"
-    samples, decodable = raw_bytes // (2 * channels), "yes"
-else:
-    rate = channels = samples = offset = 0
-    decodable = "no"
-print(f"rate={rate}\nchannels={channels}\nsamples={samples}")
-print(f"bytes={os.path.getsize(mp3)}\naudio_offset={offset}\ndecodable={decodable}")
-EOF
+  offset=$(awk -v n="$(basename "$mp3")" '$1 == n { print $2 }' "$out/offsets.tmp")
+  write_reference "$mp3" "${offset:-0}"
 done
-rm -f "$out/ref.tmp.wav" "$out/offsets.tmp"
+rm -f "$out/offsets.tmp"
 
 # The prefixed copies must decode exactly like the file inside them.
 for name in id3-big.mp3 junk-front.mp3; do
@@ -204,6 +158,10 @@ for name in id3-big.mp3 junk-front.mp3; do
     exit 1
   fi
 done
+
+# --- HLS and album media ------------------------------------------------------------------------
+
+bash "$scripts/make-hls-media.sh" "$out"
 
 printf '%s\n' "$stamp_text" >"$stamp"
 echo "make-test-media: done" >&2

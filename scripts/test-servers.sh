@@ -20,7 +20,8 @@
 #   STREAMPLAY_TEST_FAULTS_LOG  DIR/faults.log          its request log: one JSON object a
 #                               line, {"path","query","range","status","sent","cut","ua",
 #                               "method","time","client_closed"}; cut is "close", "reset",
-#                               "stall" or null; sent counts body bytes written
+#                               "stall" or null; sent counts body bytes written;
+#                               /hls-live/ lines also have a "live" object (fault-server.py)
 #   PULSE_SERVER                unix:DIR/pulse/native   private PulseAudio daemon
 #   STREAMPLAY_TEST_PULSE_SINK  streamplay_test         its null sink (44100 Hz, 2 ch, s16le,
 #                               the default sink); record it from streamplay_test.monitor
@@ -63,7 +64,10 @@
 # nothing behind).
 #
 # nginx locations (same on HTTP and HTTPS):
-#   /NAME                static file, Range supported (206 + Content-Range)
+#   /NAME                static file, Range supported (206 + Content-Range). Content-Type by
+#                        extension: .mp3 audio/mpeg, .m3u8 application/vnd.apple.mpegurl,
+#                        .aac audio/aac, .ts video/mp2t, .m4s video/iso.segment, .mp4
+#                        video/mp4, .html, .wav, .info; anything else application/octet-stream
 #   /norange/NAME        same file, Range ignored: always 200 with the whole body, and no
 #                        Accept-Ranges header (max_ranges 0)
 #   /asaudio/NAME        same file, always Content-Type audio/mpeg (page.html too)
@@ -102,7 +106,12 @@
 #   /mid-garbage/NAME        the file with 8 KiB of fixed-seed random bytes inserted at
 #                            size*40/100 (Content-Length and Ranges include them)
 #   /repeat/N/NAME           the file N times over as one body (a long stream)
-#   anything else: 404. HEAD on other than /plain/ and /status/: 405.
+#   /hls-live/ID/index.m3u8  a live HLS stream of MEDIA_DIR/hls/live/ (ID: any token, each
+#   /hls-live/ID/SEGMENT     its own stream, clocked from its first request): a segment is
+#                            published about every 2 s (by the EXTINFs), the playlist lists
+#                            the last 3 published (MEDIA-SEQUENCE = index + 100) and gets
+#                            EXT-X-ENDLIST once all are; unpublished segments 404. HEAD too.
+#   anything else: 404. HEAD on other than /plain/, /status/ and /hls-live/: 405.
 #
 # Every wait is bounded. On a failed start the logs of what failed are printed, whatever was
 # started is stopped, and the exit status is non-zero. stop is safe to call more than once.
@@ -379,6 +388,11 @@ http {
         application/octet-stream bin;
         audio/wav wav;
         text/plain info;
+        application/vnd.apple.mpegurl m3u8;
+        audio/aac aac;
+        video/mp2t ts;
+        video/iso.segment m4s;
+        video/mp4 mp4;
     }
     default_type application/octet-stream;
 

@@ -262,9 +262,8 @@ final class HLSInputSource: InputSource, @unchecked Sendable {
             }
             let error = request.error(for: code, url: segment.url, configuration: configuration)
             if request.delivered > 0 { attempts = 0 }
-            let status = request.statusCode
-            let transient = request.interruption == .stalled || status >= 500 || status == 0
-            guard transient, attempts < policy.maxAttempts else { return .failed(error) }
+            guard Self.isTransient(code, status: request.statusCode, stalled: request.interruption == .stalled),
+                  attempts < policy.maxAttempts else { return .failed(error) }
             attempts += 1
             onReconnect()
             configuration.logger.info("resuming segment", metadata: [
@@ -276,6 +275,21 @@ final class HLSInputSource: InputSource, @unchecked Sendable {
                 if control.hasCommands(since: seenCommands) { return .interrupted }
                 wake.wait(timeout: min((deadline - .now).inSeconds, 0.1))
             }
+        }
+    }
+
+    /// Whether a failed segment request is worth another try: the connection broke or stalled,
+    /// or the server failed for now (5xx). A 4xx or a TLS failure will not mend by retrying.
+    private static func isTransient(_ code: CURLcode, status: Int, stalled: Bool) -> Bool {
+        if stalled { return true }
+        switch code {
+        case CURLE_PARTIAL_FILE, CURLE_RECV_ERROR, CURLE_GOT_NOTHING, CURLE_SEND_ERROR,
+             CURLE_OPERATION_TIMEDOUT, CURLE_COULDNT_CONNECT:
+            return true
+        case CURLE_HTTP_RETURNED_ERROR:
+            return status >= 500
+        default:
+            return false
         }
     }
 

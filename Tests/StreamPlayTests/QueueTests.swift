@@ -1,0 +1,164 @@
+import Foundation
+import Testing
+@testable import StreamPlay
+
+/// The play queue: gapless joins checked sample for sample on a continuous signal cut into
+/// LAME-tagged MP3s, format switches, skipping failures, and the queue commands.
+@Suite("Play queue", .serialized)
+struct QueueTests {
+    static let album = ["album/01.mp3", "album/02.mp3", "album/03.mp3"]
+
+    static func joined(_ names: [String]) throws -> [Int16] {
+        try names.flatMap { try ReferenceAudio($0).samples }
+    }
+
+    static func currentItems(_ log: EventLog) -> [Int] {
+        log.all.compactMap { if case .currentItemChanged(let index, _) = $0 { index } else { nil } }
+    }
+
+    @Test("an album plays with no gap: the joins equal the tracks' reference decodes end to end",
+          arguments: ["file", "http"])
+    func gaplessAlbum(source: String) async throws {
+        let base = source == "file" ? try TestEnvironment.media() : try TestEnvironment.http()
+        let (configuration, path) = wavConfiguration()
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let player = Player(configuration: configuration)
+        let log = EventLog(player)
+        player.play(try Self.album.map { try MediaLocation(parsing: "\(base)/\($0)") })
+        #expect(try await player.finish(within: 60) == .ended)
+        let expected = try Self.joined(Self.album)
+        let output = try PCM.wavSamples(path: path).samples
+        #expect(output.count == expected.count)
+        #expect(output == expected, "the joined output differs from the concatenated references")
+        try await Task.sleep(for: .milliseconds(20))
+        #expect(Self.currentItems(log) == [0, 1, 2])
+        #expect(log.states.filter(\.isFinal) == [.ended], "one final state for the whole queue: \(log.states)")
+        player.stop()
+        #expect(engineThreadNames().isEmpty)
+    }
+
+    @Test("the next track is opened and decoded before the current one ends (the hand-over is gapless)")
+    func preloaded() async throws {
+        let sink = PacedMemorySink(lead: 0.2)
+        let player = Player(configuration: PlayerConfiguration(output: .custom { sink }))
+        let log = EventLog(player)
+        let base = try TestEnvironment.http()
+        player.play(try ["album/02.mp3", "album/03.mp3"].map { try MediaLocation(parsing: "\(base)/\($0)") })
+        #expect(try await player.finish(within: 60) == .ended)
+        #expect(sink.samples == (try Self.joined(["album/02.mp3", "album/03.mp3"])))
+        // Real time at the join: a state change would mean the second track had to buffer.
+        #expect(!log.states.contains(.connecting) || log.states.firstIndex(of: .connecting) == 0, "\(log.states)")
+        #expect(log.states.filter { $0 == .buffering }.count <= 1, "\(log.states)")
+    }
+
+    @Test("tracks of another rate and channel count switch the output cleanly")
+    func formatSwitch() async throws {
+        let sink = RecordingSink()
+        let player = Player(configuration: PlayerConfiguration(output: .custom { sink }))
+        let media = try TestEnvironment.media()
+        let names = ["album/01.mp3", "album/04-48k.mp3", "album/02.mp3"]
+        player.play(try names.map { try MediaLocation(parsing: "\(media)/\($0)") })
+        #expect(try await player.finish(within: 60) == .ended)
+        let parts = sink.parts
+        try #require(parts.count == 3, "formats: \(parts.map(\.format))")
+        for (part, name) in zip(parts, names) {
+            let reference = try ReferenceAudio(name)
+            #expect(part.format == AudioFormat(sampleRate: reference.sampleRate, channels: reference.channels))
+            #expect(part.samples == reference.samples, "\(name)")
+        }
+    }
+
+    @Test("an item that fails is skipped: the others still join without a gap")
+    func failingItemSkipped() async throws {
+        let (configuration, path) = wavConfiguration()
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let player = Player(configuration: configuration)
+        let log = EventLog(player)
+        let base = try TestEnvironment.http()
+        player.play(try ["album/01.mp3", "missing.mp3", "album/02.mp3"].map { try MediaLocation(parsing: "\(base)/\($0)") })
+        #expect(try await player.finish(within: 60) == .ended)
+        #expect(try PCM.wavSamples(path: path).samples == (try Self.joined(["album/01.mp3", "album/02.mp3"])))
+        try await Task.sleep(for: .milliseconds(20))
+        let failures = log.all.compactMap { if case .itemFailed(let item, let error) = $0 { (item, error) } else { nil } }
+        try #require(failures.count == 1)
+        #expect(failures[0].0.location.description.hasSuffix("missing.mp3"))
+        #expect(failures[0].1 == .httpStatus(code: 404, url: "\(base)/missing.mp3"))
+        #expect(Self.currentItems(log) == [0, 1, 2])
+    }
+
+    @Test("into one WAV file, another format fails that item with a typed error")
+    func wavFormatChange() async throws {
+        let (configuration, path) = wavConfiguration()
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let player = Player(configuration: configuration)
+        let media = try TestEnvironment.media()
+        player.play(try ["album/01.mp3", "album/04-48k.mp3"].map { try MediaLocation(parsing: "\(media)/\($0)") })
+        guard case .failed(.outputFailed(let reason)) = try await player.finish(within: 60) else {
+            Issue.record("expected outputFailed, got \(player.state)")
+            return
+        }
+        #expect(reason.contains("cannot append"))
+        #expect(try PCM.wavSamples(path: path).samples == (try ReferenceAudio("album/01.mp3")).samples)
+    }
+
+    @Test("enqueue, insert, next, previous, remove and clear")
+    func commands() async throws {
+        let sink = PacedMemorySink(lead: 0.1)
+        let player = Player(configuration: PlayerConfiguration(output: .custom { sink }))
+        let log = EventLog(player)
+        let media = try TestEnvironment.media()
+        let a = try MediaLocation(parsing: "\(media)/album/01.mp3")
+        let b = try MediaLocation(parsing: "\(media)/album/02.mp3")
+        let c = try MediaLocation(parsing: "\(media)/album/03.mp3")
+        player.play(a)
+        let itemB = player.enqueue(b)
+        player.enqueue(c)
+        #expect(player.queue.map(\.location) == [a, b, c])
+        try await player.wait(for: "playing", within: 10) { $0.state == .playing }
+        #expect(player.currentIndex == 0)
+
+        #expect(player.next())
+        try await player.wait(for: "the second item", within: 10) { $0.currentIndex == 1 && $0.state == .playing }
+        #expect(player.currentItem == itemB)
+        #expect(player.previous())
+        try await player.wait(for: "the first item again", within: 10) { $0.currentIndex == 0 && $0.state == .playing }
+        #expect(!player.previous(), "there is nothing before the first item")
+
+        // Inserting before the current item keeps it current.
+        let inserted = player.insert(c, at: 0)
+        #expect(player.currentIndex == 1)
+        #expect(player.queue.first == inserted)
+
+        // Removing the item that plays goes on with the one after it.
+        player.remove(at: 1)
+        try await player.wait(for: "the item after the removed one", within: 10) { $0.currentItem == itemB && $0.state == .playing }
+        #expect(player.currentIndex == 1)
+
+        player.clearQueue()
+        #expect(player.queue.isEmpty)
+        #expect(player.currentIndex == nil)
+        #expect(player.state == .idle)
+        #expect(!player.next())
+        #expect(engineThreadNames().isEmpty, "clear stops the engine")
+        try await Task.sleep(for: .milliseconds(20))
+        #expect(Self.currentItems(log) == [0, 1, 0, 1])
+    }
+
+    @Test("seeking after the last item ended plays it again from there, within the queue")
+    func seekAfterEnd() async throws {
+        let sink = RecordingSink()
+        let player = Player(configuration: PlayerConfiguration(output: .custom { sink }))
+        let log = EventLog(player)
+        let media = try TestEnvironment.media()
+        player.play(try ["album/02.mp3", "album/03.mp3"].map { try MediaLocation(parsing: "\(media)/\($0)") })
+        #expect(try await player.finish(within: 30) == .ended)
+        player.seek(to: 1)
+        try await player.wait(for: "the replay to end", within: 30) { _ in log.states.filter { $0 == .ended }.count == 2 }
+        #expect(player.currentIndex == 1)
+        let replayed = sink.parts.last?.samples ?? []
+        let reference = try ReferenceAudio("album/03.mp3")
+        #expect(Array(replayed.suffix(reference.samples.count - 44100 * 2)) == Array(reference.samples[(44100 * 2)...]),
+                "the replay starts at 1 s of the last item")
+        #expect(player.queue.count == 2)
+    }
+}
