@@ -318,10 +318,13 @@ public final class Player: Sendable {
         sink(in: session)
         hub.send(.currentItemChanged(index: index, item: item))
         if let promoted {
+            if case .failed = promoted.phase {
+                advance(from: id, final: promoted.phase)  // skipped, as in advance(from:final:)
+                return
+            }
             announce(promoted)
             update(state: promoted.phase, sessionID: id)
             session.activate()
-            if case .failed = promoted.phase { advance(from: id, final: promoted.phase) }
         } else {
             update(state: .connecting, sessionID: id)
             session.start()
@@ -456,10 +459,15 @@ public final class Player: Sendable {
             let index = currentIndex ?? 0
             hub.send(.currentItemChanged(index: index, item: item))
             if let preloaded {
+                if case .failed = preloaded.phase {
+                    // Failed while preloading: skipped like any failing item, without a failed
+                    // state (that would read as the end of the whole queue).
+                    advance(from: newID, final: preloaded.phase)
+                    return
+                }
                 announce(preloaded)
                 update(state: preloaded.phase, sessionID: newID)
                 session.activate()
-                if case .failed = preloaded.phase { advance(from: newID, final: preloaded.phase) }
             } else {
                 update(state: .connecting, sessionID: newID)
                 session.start()

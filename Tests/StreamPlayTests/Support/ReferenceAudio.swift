@@ -24,6 +24,15 @@ struct ReferenceAudio {
         channels = fields["channels"] ?? 0
         samples = PCM.samples(try Data(contentsOf: URL(fileURLWithPath: "\(media)/\(name).raw")))
     }
+
+    /// The references of `names` (one format), played one after the other.
+    init(joining names: [String]) throws {
+        let parts = try names.map { try ReferenceAudio($0) }
+        name = names.joined(separator: "+")
+        sampleRate = parts.first?.sampleRate ?? 0
+        channels = parts.first?.channels ?? 0
+        samples = parts.flatMap(\.samples)
+    }
 }
 
 /// Helpers for comparing PCM sample for sample.
