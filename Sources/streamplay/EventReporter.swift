@@ -27,7 +27,20 @@ final class EventReporter: Sendable {
     /// A new input plays: item `index` of `count`.
     func begin(input: String, index: Int, count: Int) {
         state.withLock { $0.input = Redaction.describe(input) }
-        if mode == .plain { print("Playing \(count > 1 ? "[\(index + 1)/\(count)] " : "")\(Redaction.describe(input))") }
+        let line = "Playing \(count > 1 ? "[\(index + 1)/\(count)] " : "")\(Redaction.describe(input))"
+        switch mode {
+        case .plain:
+            print(line)
+        case .terminal:
+            // Over the progress line, which is redrawn below it.
+            let open = state.withLock { state in
+                defer { state.lineOpen = false }
+                return state.lineOpen
+            }
+            StandardStream.output("\(open ? "\r\u{1B}[2K" : "")\(Self.printable(line))\n")
+        case .json, .quiet:
+            break
+        }
     }
 
     func report(_ event: PlayerEvent, player: Player) {
@@ -72,13 +85,19 @@ final class EventReporter: Sendable {
             var line = "\(padded(player.state.name, to: 10)) \(position) / \(duration)  buffer \(fill)%"
             if let title = player.metadata?.title, !title.isEmpty {
                 // Titles come from the network: keep control characters off the terminal.
-                line += "  " + String(title.unicodeScalars.filter { $0.value >= 0x20 && $0.value != 0x7F }.prefix(60).map(Character.init))
+                line += "  " + String(Self.printable(title).prefix(60))
             }
             state.withLock { $0.lineOpen = true }
             StandardStream.output("\r\u{1B}[2K\(line)")
         case .plain, .quiet:
             break
         }
+    }
+
+    /// `text` without control characters: names and titles come from the network, and must not
+    /// drive the terminal.
+    private static func printable(_ text: String) -> String {
+        String(String.UnicodeScalarView(text.unicodeScalars.filter { $0.value >= 0x20 && !(0x7F...0x9F).contains($0.value) }))
     }
 
     /// Ends the progress line so that the next output starts on a fresh line.

@@ -64,6 +64,34 @@ struct CommandLineTests {
         #expect(try PCM.wavSamples(path: path).samples == reference.samples + reference.samples)
     }
 
+    @Test("an album cut into tracks: one WAV file with no gap at the joins, an item event per track")
+    func gaplessAlbum() async throws {
+        let names = ["album/01.mp3", "album/02.mp3", "album/03.mp3"]
+        let path = TestEnvironment.temporaryPath("cli-album.wav")
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let base = try TestEnvironment.http()
+        let result = try await Self.run(["--json", "--output", "wav:\(path)"] + names.map { "\(base)/\($0)" })
+        #expect(result.status == 0, "\(result.stderr)")
+        let output = try PCM.wavSamples(path: path)
+        let expected = try ReferenceAudio(joining: names)
+        #expect(output.samples.count == expected.samples.count)
+        #expect(output.samples == expected.samples, "the joins are not the tracks' decodes end to end")
+        let items = result.stdout.split(separator: "\n").compactMap { line in
+            try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
+        }.filter { $0["event"] as? String == "item" }
+        #expect(items.compactMap { $0["index"] as? Int } == [0, 1, 2], "\(result.stdout)")
+        #expect(items.compactMap { $0["input"] as? String } == names.map { "\(base)/\($0)" })
+    }
+
+    @Test("an HLS playlist plays like any URL")
+    func hls() async throws {
+        let path = TestEnvironment.temporaryPath("cli-hls.wav")
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let result = try await Self.run(["--quiet", "--output", "wav:\(path)", "\(try TestEnvironment.http())/hls/aes/index.m3u8"])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(try PCM.wavSamples(path: path).samples == (try ReferenceAudio("hls/source.mp3")).samples)
+    }
+
     @Test("--json prints one JSON object per line: states, format, duration, positions")
     func json() async throws {
         let result = try await Self.run(["--json", "--output", "null", "\(try TestEnvironment.http())/slow/cbr-44k-mono.mp3"])
@@ -113,13 +141,16 @@ struct CommandLineTests {
         }
     }
 
-    @Test("on a terminal: a progress line, space pauses and resumes, q quits at once")
-    func terminalKeys() async throws {
+    /// Runs streamplay on a pseudo-terminal, typing `keys` (a pause in seconds, then the key),
+    /// and returns what it printed, then a last line "exit=STATUS quit=SECONDS" (the time from
+    /// the last key to the exit).
+    static func runOnTerminal(_ inputs: [String], keys: [(Double, String)]) throws -> (output: String, status: String) {
         let script = """
             import os, pty, sys, time, select
+            exe, keys, inputs = sys.argv[1], sys.argv[2], sys.argv[3:]
             pid, fd = pty.fork()
             if pid == 0:
-                os.execv(sys.argv[1], [sys.argv[1], "--output", "null", sys.argv[2]])
+                os.execv(exe, [exe, "--output", "null"] + inputs)
             out = b""
             def read_for(seconds):
                 global out
@@ -131,26 +162,45 @@ struct CommandLineTests {
                             out += os.read(fd, 4096)
                         except OSError:
                             return
-            read_for(1.5)
-            os.write(fd, b" ")
-            read_for(1.0)
-            paused = b"paused" in out
-            os.write(fd, b" ")
-            read_for(1.0)
-            os.write(fd, b"q")
+            for step in keys.split("|"):
+                wait, key = step.split(":", 1)
+                read_for(float(wait))
+                os.write(fd, key.encode())
             start = time.time()
             _, status = os.waitpid(pid, 0)
-            print("paused" if paused else "not-paused", "progress" if b"\\r" in out and b"/" in out else "no-progress",
-                  "exit=%d" % os.waitstatus_to_exitcode(status), "quit=%.2f" % (time.time() - start))
+            quit = time.time() - start
+            read_for(0.2)
+            sys.stdout.write(out.decode("utf-8", "replace"))
+            print("\\nexit=%d quit=%.2f" % (os.waitstatus_to_exitcode(status), quit))
             """
         let path = TestEnvironment.temporaryPath("pty.py")
         try script.write(toFile: path, atomically: true, encoding: .utf8)
         defer { try? FileManager.default.removeItem(atPath: path) }
-        let output = try Shell.run("python3", [path, Self.executable, "\(try TestEnvironment.http())/slow/cbr-44k-stereo.mp3"])
-        #expect(output.contains("paused "), "space did not pause: \(output)")
-        #expect(output.contains("progress"), "no progress line: \(output)")
-        #expect(output.contains("exit=0"), "\(output)")
-        let quitTime = Double(output.split(separator: "=").last?.trimmingCharacters(in: .whitespacesAndNewlines) ?? "") ?? 99
+        let spec = keys.map { "\($0.0):\($0.1)" }.joined(separator: "|")
+        let output = try Shell.run("python3", [path, Self.executable, spec] + inputs)
+        let status = output.components(separatedBy: "\n").last { !$0.isEmpty } ?? ""
+        return (output, status)
+    }
+
+    @Test("on a terminal: a progress line, space pauses and resumes, q quits at once")
+    func terminalKeys() async throws {
+        let run = try Self.runOnTerminal(["\(try TestEnvironment.http())/slow/cbr-44k-stereo.mp3"],
+                                         keys: [(1.5, " "), (1.0, " "), (1.0, "q")])
+        #expect(run.output.contains("paused"), "space did not pause: \(run.output)")
+        #expect(run.output.contains("\r") && run.output.contains("/"), "no progress line: \(run.output)")
+        #expect(run.status.hasPrefix("exit=0"), "\(run.status)")
+        let quitTime = Double(run.status.split(separator: "=").last ?? "") ?? 99
         #expect(quitTime < 1, "q took \(quitTime) s")
+    }
+
+    @Test("on a terminal: > plays the next input, < the one before")
+    func terminalQueueKeys() async throws {
+        let base = try TestEnvironment.http()
+        let inputs = ["\(base)/slow/cbr-44k-stereo.mp3", "\(base)/slow/cbr-44k-mono.mp3"]
+        let run = try Self.runOnTerminal(inputs, keys: [(1.5, ">"), (1.5, "<"), (1.5, "q")])
+        // What follows each "Playing [" (the pty ends lines with CR LF).
+        let announcements = run.output.components(separatedBy: "Playing [").dropFirst()
+        #expect(announcements.map { $0.prefix(4) } == ["1/2]", "2/2]", "1/2]"], "\(run.output)")
+        #expect(run.status.hasPrefix("exit=0"), "\(run.status)")
     }
 }
