@@ -70,7 +70,9 @@ Every file response carries Content-Length; Content-Type is audio/mpeg for .mp3.
                            largest EXTINF of the whole list, EXT-X-MEDIA-SEQUENCE = index of
                            the first listed segment + 100, and EXT-X-ENDLIST once all are
                            published. SEGMENT (a name from the list): the file as plain (Range
-                           supported) if it has been published, else 404; other names 404.
+                           supported) if it has been published and is at most one segment
+                           older than the playlist's window, else 404 (gone, as on a real live
+                           server); other names 404.
                            HEAD supported (it starts the clock too). Log entries of these
                            paths carry an extra "live" object (see below).
 
@@ -133,6 +135,7 @@ CONTENT_TYPES = {
 
 LIVE_DIR = "hls/live"  # in the media directory: index.m3u8 and its segments
 LIVE_WINDOW = 3  # segments listed in a live playlist
+LIVE_KEPT = 1  # segments still served after they left the playlist
 LIVE_SEQUENCE_BASE = 100  # EXT-X-MEDIA-SEQUENCE of the first segment of the list
 LIVE_ID_RE = re.compile(r"^[A-Za-z0-9._~-]{1,128}$")
 
@@ -709,7 +712,8 @@ class Handler(BaseHTTPRequestHandler):
             return self.not_found()
         live["segment"] = index
         live["sequence"] = index + LIVE_SEQUENCE_BASE
-        if index >= published:
+        # Not yet published, or gone: a live server keeps only a little more than its window.
+        if index >= published or index < published - LIVE_WINDOW - LIVE_KEPT:
             return self.not_found()
         self.serve_file(LIVE_DIR + "/" + name, head=head)
 

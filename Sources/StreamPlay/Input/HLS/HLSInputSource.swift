@@ -109,6 +109,9 @@ final class HLSInputSource: InputSource, @unchecked Sendable {
                 case .interrupted:
                     continue
                 case .failed(let error):
+                    // A live segment that is gone (the window moved on while the buffer was
+                    // full, during a pause): catch up with the window rather than fail.
+                    if !playlist.isComplete, Self.isGone(error), catchUpWithWindow() { continue }
                     control.finish(generation: current.generation, with: .failed(error))
                     job = nil
                 }
@@ -151,14 +154,36 @@ final class HLSInputSource: InputSource, @unchecked Sendable {
                 job = nil
                 continue
             }
-            if let first = playlist.segments.first, current.nextSequence < first.sequence {
-                // Fell behind the window: the segments in between are gone from the server.
-                configuration.logger.warning("live playlist moved past unplayed segments", metadata: [
-                    "url": "\(redactedPlaylistURL)", "missed": "\(first.sequence - current.nextSequence)",
-                ])
-                job?.nextSequence = first.sequence
-            }
+            skipToWindowIfBehind()
         }
+    }
+
+    /// A 404 or 410 for a segment: it left the server.
+    private static func isGone(_ error: PlayerError) -> Bool {
+        if case .httpStatus(let code, _) = error { return code == 404 || code == 410 }
+        return false
+    }
+
+    /// Reloads the live playlist after a segment was gone; `true` when reading can go on
+    /// from the window's first segment.
+    private func catchUpWithWindow() -> Bool {
+        let before = job?.nextSequence
+        do throws(PlayerError) {
+            try reload()
+        } catch {
+            return false
+        }
+        skipToWindowIfBehind()
+        return job?.nextSequence != before
+    }
+
+    /// Fell behind the live window: the segments in between are gone from the server.
+    private func skipToWindowIfBehind() {
+        guard let next = job?.nextSequence, let first = playlist.segments.first, next < first.sequence else { return }
+        configuration.logger.warning("live playlist moved past unplayed segments", metadata: [
+            "url": "\(redactedPlaylistURL)", "missed": "\(first.sequence - next)",
+        ])
+        job?.nextSequence = first.sequence
     }
 
     /// The media sequence number a generation starts at: the segment asked for, the first
