@@ -13,11 +13,13 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .library(name: "StreamPlay", targets: ["StreamPlay"]),
+        .library(name: "StreamPlayServices", targets: ["StreamPlayServices"]),
         .executable(name: "streamplay", targets: ["streamplay"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
+        .package(url: "https://github.com/apple/swift-crypto", from: "3.12.0"),
     ],
     targets: [
         .systemLibrary(
@@ -57,6 +59,16 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // OAuth 2, token storage and (to come) the service API clients and the stream resolver,
+        // on the engine's HTTP client.
+        .target(
+            name: "StreamPlayServices",
+            dependencies: [
+                "StreamPlay",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         .executableTarget(
             name: "streamplay",
             dependencies: [
@@ -77,7 +89,7 @@ let package = Package(
         ),
         .testTarget(
             name: "StreamPlayTests",
-            dependencies: ["StreamPlay"]
+            dependencies: ["StreamPlay", "StreamPlayServices"]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -27,6 +27,8 @@ PACKAGES=(
   lame sox                        # test media
   openssl                         # self-signed certificate for the HTTPS test server
   python3                         # small helper servers, free ports, binary test files
+  python3-venv                    # the venv of the OAuth 2 test server (scripts/install-python-deps.sh)
+  curl                            # the OAuth and service stand-in self-tests
   icecast2                        # test internet-radio server (ICY metadata, live mounts)
   ffmpeg                          # feeds the test Icecast mount (loops a track at real time)
   pkg-config ca-certificates

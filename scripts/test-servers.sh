@@ -22,6 +22,15 @@
 #                               "method","time","client_closed"}; cut is "close", "reset",
 #                               "stall" or null; sent counts body bytes written;
 #                               /hls-live/ lines also have a "live" object (fault-server.py)
+#   STREAMPLAY_TEST_OAUTH       http://127.0.0.1:PORT   OAuth 2 authorization server and
+#                               protected resource (scripts/oauth-server.py: Authlib, from the
+#                               venv that scripts/install-python-deps.sh makes; its endpoints
+#                               and clients in its docstring)
+#   STREAMPLAY_TEST_OAUTH_LOG   DIR/oauth.log           its event log, one JSON object a line,
+#                               never a secret in it
+#   STREAMPLAY_TEST_OAUTH_CLIENT_SECRET, STREAMPLAY_TEST_OAUTH_PASSWORD  the confidential
+#                               client's secret and the test user's password (throw-away, new
+#                               at each start)
 #   PULSE_SERVER                unix:DIR/pulse/native   private PulseAudio daemon
 #   STREAMPLAY_TEST_PULSE_SINK  streamplay_test         its null sink (44100 Hz, 2 ch, s16le,
 #                               the default sink); record it from streamplay_test.monitor
@@ -129,6 +138,8 @@ ICECAST_FILE=cbr-44k-stereo.mp3  # in the media directory
 ICECAST_TITLE="First Song"
 SELF=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/$(basename "${BASH_SOURCE[0]}")
 FAULT_SERVER=$(dirname "$SELF")/fault-server.py
+OAUTH_SERVER=$(dirname "$SELF")/oauth-server.py
+VENV_PYTHON=${STREAMPLAY_VENV:-$(cd "$(dirname "$SELF")/.." && pwd)/.build-venv}/bin/python
 
 usage() {
   echo "usage: $0 start DIR [--http-only | --bench] [--owner-pid PID] | $0 stop DIR" >&2
@@ -225,7 +236,7 @@ do_stop() { # DIR
     stop_pidfile "$dir" watchdog
   fi
   # The Icecast source before Icecast, so that it does not reconnect in between.
-  for name in nginx pulse blackhole faults icecast-source icecast; do
+  for name in nginx pulse blackhole faults oauth icecast-source icecast; do
     stop_pidfile "$dir" "$name"
   done
   rm -f "$dir/watchdog.pid" "$dir/env.sh"
@@ -540,6 +551,33 @@ start_faults() { # DIR MEDIA [LIFETIME] -> prints the port
   return 1
 }
 
+start_oauth() { # DIR CLIENT_SECRET PASSWORD -> prints the port
+  local dir=$1 secret=$2 password=$3 pid i port
+  rm -f "$dir/oauth.port"
+  : >"$dir/oauth.log"
+  setsid "$VENV_PYTHON" "$OAUTH_SERVER" --port-file "$dir/oauth.port" --log "$dir/oauth.log" \
+    --lifetime "$FAULTS_LIFETIME" --client-secret "$secret" --password "$password" \
+    </dev/null >"$dir/oauth-server.log" 2>&1 &
+  pid=$!
+  echo "$pid" >"$dir/oauth.pid"
+  for ((i = 0; i < START_TIMEOUT * 10; i++)); do
+    if [[ -s $dir/oauth.port ]]; then
+      port=$(<"$dir/oauth.port")
+      if [[ $port =~ ^[0-9]+$ ]] && port_open "$port"; then
+        echo "$port"
+        return 0
+      fi
+    fi
+    if ! alive "$pid"; then
+      break
+    fi
+    sleep 0.1
+  done
+  log "OAuth server did not start (run scripts/install-python-deps.sh)"
+  show_log "$dir/oauth-server.log"
+  return 1
+}
+
 # HTTP GET on 127.0.0.1 without any proxy: prints "STATUS CONTENT-TYPE" and then the first
 # 64 KiB of the body; fails when nothing answers within 2 seconds.
 http_get() { # PORT PATH [USER:PASSWORD]
@@ -822,6 +860,9 @@ do_start() { # DIR [--http-only | --bench] [--owner-pid PID]
     write_icecast_conf "$dir" "$ice_port" "$source_pw" "$relay_pw" "$admin_pw"
     start_icecast "$dir" "$ice_port"
     start_icecast_source "$dir" "$ice_port" "$media" "$source_pw" "$admin_pw"
+    read -r oauth_secret oauth_password < <(python3 -c \
+      'import secrets; print(*(secrets.token_hex(12) for _ in range(2)))')
+    oauth_port=$(start_oauth "$dir" "$oauth_secret" "$oauth_password")
   fi
   if [[ $mode == bench ]]; then
     faults_port=$(start_faults "$dir" "$media" "$BENCH_FAULTS_LIFETIME")
@@ -855,6 +896,10 @@ do_start() { # DIR [--http-only | --bench] [--owner-pid PID]
       printf 'export STREAMPLAY_TEST_ICECAST=%q\n' "http://127.0.0.1:$ice_port"
       printf 'export STREAMPLAY_TEST_ICECAST_MOUNT=%q\n' "$ICECAST_MOUNT"
       printf 'export STREAMPLAY_TEST_ICECAST_ADMIN=%q\n' "admin:$admin_pw"
+      printf 'export STREAMPLAY_TEST_OAUTH=%q\n' "http://127.0.0.1:$oauth_port"
+      printf 'export STREAMPLAY_TEST_OAUTH_LOG=%q\n' "$dir/oauth.log"
+      printf 'export STREAMPLAY_TEST_OAUTH_CLIENT_SECRET=%q\n' "$oauth_secret"
+      printf 'export STREAMPLAY_TEST_OAUTH_PASSWORD=%q\n' "$oauth_password"
     fi
   } >"$dir/env.sh.tmp"
   mv -f "$dir/env.sh.tmp" "$dir/env.sh"

@@ -12,6 +12,7 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 root=$PWD
 
 bash scripts/install-deps.sh
+bash scripts/install-python-deps.sh   # Authlib for the OAuth 2 test server, in .build-venv/
 bash scripts/make-test-media.sh "$root/.build-media"
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/streamplay-test.XXXXXX")

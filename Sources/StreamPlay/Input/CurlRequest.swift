@@ -15,22 +15,30 @@ enum CurlRequest {
     /// TLS verification (always), User-Agent, timeouts. Proxies come from the environment
     /// (http_proxy, https_proxy, no_proxy), as libcurl reads them by default.
     static func configure(_ handle: UnsafeMutableRawPointer, url: String, configuration: PlayerConfiguration) {
+        configure(handle, url: url, maxRedirects: configuration.maxRedirects,
+                  caCertificatesPath: configuration.caCertificatesPath, userAgent: configuration.userAgent,
+                  connectTimeout: configuration.connectTimeout)
+    }
+
+    /// The shared settings from their parts (the API client has no ``PlayerConfiguration``).
+    static func configure(_ handle: UnsafeMutableRawPointer, url: String, maxRedirects: Int,
+                          caCertificatesPath: String?, userAgent: String, connectTimeout: Double) {
         sp_curl_setopt_pointer(handle, CURLOPT_URL, url)
         sp_curl_setopt_long(handle, CURLOPT_NOSIGNAL, 1)
         sp_curl_setopt_long(handle, CURLOPT_FOLLOWLOCATION, 1)
-        sp_curl_setopt_long(handle, CURLOPT_MAXREDIRS, configuration.maxRedirects)
+        sp_curl_setopt_long(handle, CURLOPT_MAXREDIRS, maxRedirects)
         sp_curl_setopt_pointer(handle, CURLOPT_PROTOCOLS_STR, "http,https")
         sp_curl_setopt_pointer(handle, CURLOPT_REDIR_PROTOCOLS_STR, "http,https")
         sp_curl_setopt_long(handle, CURLOPT_FAILONERROR, 1)
         sp_curl_setopt_long(handle, CURLOPT_SSL_VERIFYPEER, 1)
         sp_curl_setopt_long(handle, CURLOPT_SSL_VERIFYHOST, 2)
-        if let caPath = configuration.caCertificatesPath {
+        if let caPath = caCertificatesPath {
             sp_curl_setopt_pointer(handle, CURLOPT_CAINFO, caPath)
             // Only that file: Debian's libcurl would also trust its default CA directory.
             sp_curl_setopt_pointer(handle, CURLOPT_CAPATH, nil)
         }
-        sp_curl_setopt_pointer(handle, CURLOPT_USERAGENT, configuration.userAgent)
-        sp_curl_setopt_long(handle, CURLOPT_CONNECTTIMEOUT_MS, Int(configuration.connectTimeout * 1000))
+        sp_curl_setopt_pointer(handle, CURLOPT_USERAGENT, userAgent)
+        sp_curl_setopt_long(handle, CURLOPT_CONNECTTIMEOUT_MS, Int(connectTimeout * 1000))
         sp_curl_setopt_long(handle, CURLOPT_TCP_KEEPALIVE, 1)
     }
 
@@ -39,6 +47,12 @@ enum CurlRequest {
     ///   one that never worked.
     static func error(for code: CURLcode, handle: UnsafeMutableRawPointer, url: String, received: Int,
                       configuration: PlayerConfiguration) -> PlayerError {
+        error(for: code, handle: handle, url: url, received: received, connectTimeout: configuration.connectTimeout)
+    }
+
+    /// The typed error for a failed request, from the connect timeout alone.
+    static func error(for code: CURLcode, handle: UnsafeMutableRawPointer, url: String, received: Int,
+                      connectTimeout: Double) -> PlayerError {
         let reason = String(cString: curl_easy_strerror(code))
         let redacted = RedactedURL.describe(url)
         switch code {
@@ -54,7 +68,7 @@ enum CurlRequest {
             let detail = osError == 0 ? "no OS error" : String(cString: strerror(Int32(osError)))
             return .connectionFailed(url: redacted, reason: "\(reason) (\(detail))")
         case CURLE_OPERATION_TIMEDOUT:
-            return .timedOut(url: redacted, seconds: configuration.connectTimeout)
+            return .timedOut(url: redacted, seconds: connectTimeout)
         case CURLE_PEER_FAILED_VERIFICATION, CURLE_SSL_CONNECT_ERROR, CURLE_SSL_CACERT_BADFILE,
              CURLE_SSL_CERTPROBLEM, CURLE_SSL_CIPHER, CURLE_SSL_ISSUER_ERROR:
             return .tlsFailure(url: redacted, reason: reason)

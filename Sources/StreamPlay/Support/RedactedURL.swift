@@ -2,8 +2,9 @@
 ///
 /// Signed CDN URLs and API URLs carry tokens in the query string or the user info; those must
 /// never reach a log line or an error message.
-enum RedactedURL {
-    static func describe(_ url: String) -> String {
+public enum RedactedURL {
+    /// `url` without its user info, query and fragment.
+    public static func describe(_ url: String) -> String {
         var text = Substring(url)
         if let query = text.firstIndex(where: { $0 == "?" || $0 == "#" }) {
             text = text[..<query]

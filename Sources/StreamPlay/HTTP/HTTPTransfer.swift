@@ -1,0 +1,190 @@
+import CCurl
+import CStreamPlayShim
+import FoundationEssentials
+
+/// One request of an ``HTTPClient`` on its worker thread: the easy handle, what it sends and
+/// what came back. Created on the caller's task, used only on the worker thread from then on.
+final class HTTPTransfer: @unchecked Sendable {
+    let id: Int
+    let request: HTTPRequest
+    private(set) var handle: UnsafeMutableRawPointer
+    private let configuration: HTTPClient.Configuration
+    private let progress: (@Sendable (Int64, Int64) -> Void)?
+    private var continuation: CheckedContinuation<Result<HTTPResponse, HTTPClientError>, Never>?
+    private var body: [UInt8] = []
+    private var headers = HTTPHeaders()
+    private var overflow = false
+    private var lastSent: Int64 = -1
+    private var headerList: UnsafeMutablePointer<curl_slist>?
+    private var mime: OpaquePointer?
+
+    init(id: Int, request: HTTPRequest, configuration: HTTPClient.Configuration,
+         progress: (@Sendable (Int64, Int64) -> Void)?,
+         continuation: CheckedContinuation<Result<HTTPResponse, HTTPClientError>, Never>) {
+        self.id = id
+        self.request = request
+        self.configuration = configuration
+        self.progress = progress
+        self.continuation = continuation
+        handle = curl_easy_init()!
+    }
+
+    deinit {
+        curl_easy_cleanup(handle)
+        curl_slist_free_all(headerList)
+        if let mime { curl_mime_free(mime) }
+    }
+
+    /// Sets the handle up. An error when the request cannot be made.
+    func prepare() -> HTTPClientError? {
+        CurlRequest.configure(handle, url: request.url, maxRedirects: configuration.maxRedirects,
+                              caCertificatesPath: configuration.caCertificatesPath,
+                              userAgent: configuration.userAgent, connectTimeout: configuration.connectTimeout)
+        // Error statuses are answers with bodies the API clients read.
+        sp_curl_setopt_long(handle, CURLOPT_FAILONERROR, 0)
+        sp_curl_setopt_long(handle, CURLOPT_FOLLOWLOCATION, request.followsRedirects ? 1 : 0)
+        sp_curl_setopt_long(handle, CURLOPT_TCP_KEEPALIVE, 0)
+        sp_curl_setopt_pointer(handle, CURLOPT_ACCEPT_ENCODING, "")
+        sp_curl_setopt_long(handle, CURLOPT_TIMEOUT_MS, Int((request.timeout ?? configuration.requestTimeout) * 1000))
+        var fields = request.headers
+        switch request.body {
+        case .none:
+            break
+        case .bytes(let bytes, let contentType):
+            fields.set("Content-Type", contentType)
+            sp_curl_setopt_long(handle, CURLOPT_POSTFIELDSIZE_LARGE, bytes.count)
+            bytes.withUnsafeBytes { raw in
+                // COPYPOSTFIELDS: libcurl keeps its own copy for the life of the handle.
+                _ = sp_curl_setopt_pointer(handle, CURLOPT_COPYPOSTFIELDS, raw.baseAddress ?? UnsafeRawPointer(bitPattern: 1))
+            }
+        case .multipart(let form):
+            guard let error = attach(form) else { break }
+            return error
+        }
+        switch request.method {
+        case .get:
+            if case .none = request.body { sp_curl_setopt_long(handle, CURLOPT_HTTPGET, 1) }
+            else { sp_curl_setopt_pointer(handle, CURLOPT_CUSTOMREQUEST, "GET") }
+        case .head:
+            sp_curl_setopt_long(handle, CURLOPT_NOBODY, 1)
+        case .post:
+            if case .none = request.body { sp_curl_setopt_long(handle, CURLOPT_POSTFIELDSIZE_LARGE, 0); sp_curl_setopt_pointer(handle, CURLOPT_COPYPOSTFIELDS, "") }
+        default:
+            sp_curl_setopt_pointer(handle, CURLOPT_CUSTOMREQUEST, request.method.rawValue)
+        }
+        // No "Expect: 100-continue" round trip before a body.
+        fields.set("Expect", "")
+        for field in fields {
+            headerList = curl_slist_append(headerList, field.value.isEmpty ? "\(field.name):" : "\(field.name): \(field.value)")
+        }
+        sp_curl_setopt_pointer(handle, CURLOPT_HTTPHEADER, headerList)
+
+        let context = Unmanaged.passUnretained(self).toOpaque()
+        sp_curl_setopt_pointer(handle, CURLOPT_WRITEDATA, context)
+        sp_curl_setopt_data_callback(handle, CURLOPT_WRITEFUNCTION) { data, size, count, context in
+            let transfer = Unmanaged<HTTPTransfer>.fromOpaque(context!).takeUnretainedValue()
+            return transfer.receiveBody(UnsafeRawBufferPointer(start: data, count: size * count))
+        }
+        sp_curl_setopt_pointer(handle, CURLOPT_HEADERDATA, context)
+        sp_curl_setopt_data_callback(handle, CURLOPT_HEADERFUNCTION) { data, size, count, context in
+            let transfer = Unmanaged<HTTPTransfer>.fromOpaque(context!).takeUnretainedValue()
+            transfer.receiveHeader(UnsafeRawBufferPointer(start: data, count: size * count))
+            return size * count
+        }
+        if progress != nil {
+            sp_curl_setopt_long(handle, CURLOPT_NOPROGRESS, 0)
+            sp_curl_setopt_pointer(handle, CURLOPT_XFERINFODATA, context)
+            sp_curl_setopt_xferinfo_callback(handle) { context, _, _, total, sent in
+                Unmanaged<HTTPTransfer>.fromOpaque(context!).takeUnretainedValue().reportProgress(sent: Int64(sent), total: Int64(total))
+                return 0
+            }
+        }
+        return nil
+    }
+
+    private func attach(_ form: MultipartForm) -> HTTPClientError? {
+        guard let mime = curl_mime_init(handle) else { return .invalidRequest("curl_mime_init failed") }
+        self.mime = mime
+        for part in form.parts {
+            let piece = curl_mime_addpart(mime)
+            switch part {
+            case .field(let name, let value):
+                curl_mime_name(piece, name)
+                curl_mime_data(piece, value, value.utf8.count)
+            case .file(let name, let path, let filename, let contentType):
+                curl_mime_name(piece, name)
+                guard curl_mime_filedata(piece, path) == CURLE_OK else {
+                    return .invalidRequest("cannot read \(path) to upload")
+                }
+                curl_mime_filename(piece, filename)
+                curl_mime_type(piece, contentType)
+            case .data(let name, let bytes, let filename, let contentType):
+                curl_mime_name(piece, name)
+                bytes.withUnsafeBufferPointer { buffer in
+                    buffer.withMemoryRebound(to: CChar.self) { chars in
+                        _ = curl_mime_data(piece, chars.baseAddress, bytes.count)
+                    }
+                }
+                curl_mime_filename(piece, filename)
+                curl_mime_type(piece, contentType)
+            }
+        }
+        sp_curl_setopt_pointer(handle, CURLOPT_MIMEPOST, UnsafeRawPointer(mime))
+        return nil
+    }
+
+    private func receiveBody(_ bytes: UnsafeRawBufferPointer) -> Int {
+        guard body.count + bytes.count <= configuration.maximumResponseSize else {
+            overflow = true
+            return 0
+        }
+        body.append(contentsOf: bytes)
+        return bytes.count
+    }
+
+    private func receiveHeader(_ bytes: UnsafeRawBufferPointer) {
+        let line = String(decoding: bytes, as: UTF8.self).trimmingWhitespace()
+        if line.hasPrefix("HTTP/") {
+            // A new response (after a redirect that was followed, or a 100 Continue).
+            headers = HTTPHeaders()
+            return
+        }
+        guard let colon = line.firstIndex(of: ":") else { return }
+        headers.add(String(line[..<colon]).trimmingWhitespace(), String(line[line.index(after: colon)...]).trimmingWhitespace())
+    }
+
+    private func reportProgress(sent: Int64, total: Int64) {
+        guard sent != lastSent, total > 0 else { return }
+        lastSent = sent
+        progress?(sent, total)
+    }
+
+    /// The result of a finished transfer.
+    func outcome(_ code: CURLcode) -> Result<HTTPResponse, HTTPClientError> {
+        let redacted = RedactedURL.describe(request.url)
+        if overflow { return .failure(.responseTooLarge(url: redacted, limit: configuration.maximumResponseSize)) }
+        guard code == CURLE_OK else {
+            if code == CURLE_OPERATION_TIMEDOUT {
+                var connected = 0
+                sp_curl_getinfo_long(handle, CURLINFO_RESPONSE_CODE, &connected)
+                if connected != 0 || !body.isEmpty {
+                    return .failure(.network(.timedOut(url: redacted, seconds: request.timeout ?? configuration.requestTimeout)))
+                }
+            }
+            return .failure(.network(CurlRequest.error(for: code, handle: handle, url: request.url, received: body.count,
+                                                       connectTimeout: configuration.connectTimeout)))
+        }
+        var status = 0
+        sp_curl_getinfo_long(handle, CURLINFO_RESPONSE_CODE, &status)
+        var effective: UnsafePointer<CChar>?
+        sp_curl_getinfo_string(handle, CURLINFO_EFFECTIVE_URL, &effective)
+        return .success(HTTPResponse(status: status, headers: headers, body: body,
+                                     url: effective.map { String(cString: $0) } ?? request.url))
+    }
+
+    /// Resumes the waiting task, once.
+    func complete(_ result: Result<HTTPResponse, HTTPClientError>) {
+        continuation?.resume(returning: result)
+        continuation = nil
+    }
+}

@@ -1,0 +1,256 @@
+import FoundationEssentials
+import Logging
+import StreamPlay
+
+/// An OAuth 2 client for one account at one server: the grants, the token's life, and requests
+/// made with it.
+///
+/// - Grants: authorization code with PKCE (S256) and a checked `state`; refresh token (the
+///   newest refresh token is always kept, as servers that rotate them require); client
+///   credentials; the resource owner password grant (legacy and discouraged: the app sees the
+///   user's password; only for services that still accept it).
+/// - A token is refreshed shortly before it expires, and once when a request is answered 401
+///   (or the service's own expired-session answer); then the request is replayed. Concurrent
+///   requests share one refresh. A refresh refused with `invalid_grant` ends the session.
+/// - Tokens go to the ``TokenStore``, if one is given, after every change.
+///
+/// Nothing here logs or throws a token, a code or a secret.
+public actor OAuth2Client {
+    /// The server and client settings.
+    public nonisolated let configuration: OAuth2Configuration
+    /// The transport for token and API requests.
+    public nonisolated let http: HTTPClient
+    private let store: (any TokenStore)?
+    private let account: String
+    private let logger: Logger
+    private let broadcaster = Broadcaster<OAuth2Event>()
+    private var token: OAuth2Token?
+    private var refreshing: Task<Result<OAuth2Token, OAuth2Error>, Never>?
+    private var usesClientCredentials = false
+
+    /// A client; a token stored for `account` is taken up at once.
+    /// - Parameters:
+    ///   - store: where tokens are kept between runs (none: in this object only).
+    ///   - account: the name tokens are stored under (one per service and user).
+    public init(configuration: OAuth2Configuration, http: HTTPClient = HTTPClient(),
+                store: (any TokenStore)? = nil, account: String,
+                logger: Logger = Logger(label: "streamplay.oauth")) {
+        self.configuration = configuration
+        self.http = http
+        self.store = store
+        self.account = account
+        self.logger = logger
+        do {
+            token = try store?.load(account: account)
+        } catch {
+            logger.warning("stored token unreadable; signed out", metadata: ["account": "\(account)", "error": "\(error)"])
+        }
+    }
+
+    /// Events from now on: authenticated, reset, failures. Each read makes a new stream.
+    public nonisolated var events: AsyncStream<OAuth2Event> { broadcaster.stream() }
+
+    /// Whether there is a session (a token, possibly expired but renewable).
+    public var isAuthenticated: Bool { token != nil }
+
+    /// The current token, for inspection (its description shows no secret).
+    public var currentToken: OAuth2Token? { token }
+
+    // MARK: Grants
+
+    /// A new authorization request: open its `url` in a browser, then pass the redirect to
+    /// ``completeAuthorization(_:redirect:)``.
+    public func makeAuthorizationRequest() -> AuthorizationRequest {
+        AuthorizationRequest(configuration: configuration)
+    }
+
+    /// Checks the redirect of `request` and exchanges its code for tokens.
+    /// - Parameter redirect: the URL the browser was sent back to, or its query.
+    @discardableResult
+    public func completeAuthorization(_ request: AuthorizationRequest, redirect: String) async throws(OAuth2Error) -> OAuth2Token {
+        let code: String
+        do {
+            code = try request.code(from: redirect)
+        } catch {
+            broadcaster.send(.failedToGetAccessToken(error))
+            throw error
+        }
+        var fields = [("grant_type", "authorization_code"), ("code", code), ("code_verifier", request.pkce.verifier)]
+        if let redirectURI = request.redirectURI { fields.append(("redirect_uri", redirectURI)) }
+        return try await grant(fields, name: "authorization_code")
+    }
+
+    /// The client credentials grant: the app's own token, no user.
+    @discardableResult
+    public func authenticateWithClientCredentials(scopes: [String]? = nil) async throws(OAuth2Error) -> OAuth2Token {
+        var fields = [("grant_type", "client_credentials")]
+        let scopes = scopes ?? configuration.scopes
+        if !scopes.isEmpty { fields.append(("scope", scopes.joined(separator: " "))) }
+        let token = try await grant(fields, name: "client_credentials")
+        usesClientCredentials = true
+        return token
+    }
+
+    /// The resource owner password grant. Discouraged (OAuth 2.1 drops it): the app handles the
+    /// user's password. Only for services that still accept it.
+    @discardableResult
+    public func authenticate(username: String, password: String, scopes: [String]? = nil) async throws(OAuth2Error) -> OAuth2Token {
+        var fields = [("grant_type", "password"), ("username", username), ("password", password)]
+        let scopes = scopes ?? configuration.scopes
+        if !scopes.isEmpty { fields.append(("scope", scopes.joined(separator: " "))) }
+        return try await grant(fields, name: "password")
+    }
+
+    /// Takes up a token obtained elsewhere (a token swap service, another flow) and stores it.
+    public func adopt(_ token: OAuth2Token) {
+        set(token)
+        broadcaster.send(.authenticated)
+    }
+
+    /// Ends the session and forgets the stored token.
+    public func signOut() {
+        guard token != nil else { return }
+        reset()
+        logger.info("signed out", metadata: ["account": "\(account)"])
+    }
+
+    // MARK: Token life
+
+    /// Renews the access token with the refresh token. Concurrent calls share one request.
+    /// - Throws: ``OAuth2Error/sessionExpired(description:)`` when the refresh token was
+    ///   refused (the session is reset), ``OAuth2Error/notAuthenticated``,
+    ///   ``OAuth2Error/noRefreshToken``, or the request's failure.
+    @discardableResult
+    public func refresh() async throws(OAuth2Error) -> OAuth2Token {
+        if let refreshing { return try await refreshing.value.get() }
+        guard let current = token else { throw .notAuthenticated }
+        guard let refreshToken = current.refreshToken else { throw .noRefreshToken }
+        let task = Task { await self.performRefresh(refreshToken) }
+        refreshing = task
+        let result = await task.value
+        refreshing = nil
+        return try result.get()
+    }
+
+    /// An access token good for a while: refreshed (or, for client credentials, fetched again)
+    /// when it is about to expire.
+    public func accessToken() async throws(OAuth2Error) -> String {
+        guard let current = token else { throw .notAuthenticated }
+        guard current.isExpired(margin: configuration.refreshMargin) else { return current.accessToken }
+        if current.refreshToken != nil { return try await refresh().accessToken }
+        if usesClientCredentials { return try await authenticateWithClientCredentials().accessToken }
+        return current.accessToken
+    }
+
+    // MARK: Requests
+
+    /// Sends `request` with the access token in its Authorization header (`scheme TOKEN`); a
+    /// response that `isExpired` says is an expired session (401 by default) renews the token
+    /// once and replays the request.
+    public func send(_ request: HTTPRequest, scheme: String = "Bearer",
+                     uploadProgress: (@Sendable (Int64, Int64) -> Void)? = nil,
+                     isExpired: @Sendable (HTTPResponse) -> Bool = { $0.status == 401 }) async throws(OAuth2Error) -> HTTPResponse {
+        let used = try await accessToken()
+        let response = try await send(request, token: used, scheme: scheme, uploadProgress: uploadProgress)
+        guard isExpired(response) else { return response }
+        let fresh: String
+        if let current = token?.accessToken, current != used {
+            fresh = current  // another request renewed it meanwhile
+        } else if token?.refreshToken != nil {
+            fresh = try await refresh().accessToken
+        } else if usesClientCredentials {
+            fresh = try await authenticateWithClientCredentials().accessToken
+        } else {
+            return response
+        }
+        logger.debug("token renewed after an expired-session answer; replaying", metadata: ["url": "\(RedactedURL.describe(request.url))"])
+        return try await send(request, token: fresh, scheme: scheme, uploadProgress: uploadProgress)
+    }
+
+    private func send(_ request: HTTPRequest, token: String, scheme: String,
+                      uploadProgress: (@Sendable (Int64, Int64) -> Void)?) async throws(OAuth2Error) -> HTTPResponse {
+        var authorized = request
+        authorized.headers.set("Authorization", "\(scheme) \(token)")
+        do {
+            return try await http.send(authorized, uploadProgress: uploadProgress)
+        } catch {
+            throw .transport(error)
+        }
+    }
+
+    // MARK: Token endpoint
+
+    private func performRefresh(_ refreshToken: String) async -> Result<OAuth2Token, OAuth2Error> {
+        do throws(OAuth2Error) {
+            return .success(try await grant([("grant_type", "refresh_token"), ("refresh_token", refreshToken)],
+                                            name: "refresh_token", previousRefreshToken: refreshToken))
+        } catch {
+            if case .tokenRequestFailed("invalid_grant", let description, _) = error {
+                // Revoked or expired: this session cannot be renewed.
+                logger.warning("refresh token refused; session reset", metadata: ["account": "\(account)"])
+                reset()
+                return .failure(.sessionExpired(description: description))
+            }
+            return .failure(error)
+        }
+    }
+
+    /// Posts a grant to the token endpoint and takes up the token it returns.
+    private func grant(_ fields: [(String, String)], name: String,
+                       previousRefreshToken: String? = nil) async throws(OAuth2Error) -> OAuth2Token {
+        do {
+            let response = try await postToTokenEndpoint(fields)
+            var fresh = try TokenResponse.parse(response)
+            // A server that does not rotate sends no new refresh token: the old one still holds.
+            if fresh.refreshToken == nil { fresh.refreshToken = previousRefreshToken }
+            set(fresh)
+            logger.info("access token obtained", metadata: ["account": "\(account)", "grant": "\(name)", "token": "\(fresh)"])
+            broadcaster.send(.authenticated)
+            return fresh
+        } catch {
+            logger.warning("token request failed", metadata: ["account": "\(account)", "grant": "\(name)", "error": "\(error)"])
+            broadcaster.send(.failedToGetAccessToken(error))
+            throw error
+        }
+    }
+
+    private func postToTokenEndpoint(_ fields: [(String, String)]) async throws(OAuth2Error) -> HTTPResponse {
+        var fields = fields
+        var headers: HTTPHeaders = ["Accept": "application/json"]
+        switch configuration.clientAuthentication {
+        case .basic:
+            // RFC 6749 2.3.1: id and secret form-encoded before Base64.
+            let pair = FormEncoding.percentEncode(configuration.clientID) + ":" + FormEncoding.percentEncode(configuration.clientSecret ?? "")
+            headers.set("Authorization", "Basic " + Data(pair.utf8).base64EncodedString())
+        case .formFields:
+            fields += [("client_id", configuration.clientID), ("client_secret", configuration.clientSecret ?? "")]
+        case .none:
+            fields.append(("client_id", configuration.clientID))
+        }
+        do {
+            return try await http.send(HTTPRequest(method: .post, url: configuration.tokenURL, headers: headers, body: .form(fields)))
+        } catch {
+            throw .transport(error)
+        }
+    }
+
+    private func set(_ new: OAuth2Token) {
+        token = new
+        do {
+            try store?.save(new, account: account)
+        } catch {
+            logger.error("could not store the token", metadata: ["account": "\(account)", "error": "\(error)"])
+        }
+    }
+
+    private func reset() {
+        token = nil
+        usesClientCredentials = false
+        do {
+            try store?.remove(account: account)
+        } catch {
+            logger.error("could not remove the stored token", metadata: ["account": "\(account)", "error": "\(error)"])
+        }
+        broadcaster.send(.authenticationReset)
+    }
+}

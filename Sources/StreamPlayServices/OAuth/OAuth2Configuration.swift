@@ -1,0 +1,48 @@
+/// Where and how a client authorizes with one OAuth 2 server.
+public struct OAuth2Configuration: Sendable {
+    /// How the client proves who it is at the token endpoint (RFC 6749 2.3).
+    public enum ClientAuthentication: Sendable, Equatable {
+        /// HTTP Basic with the client id and secret (client_secret_basic), the default.
+        case basic
+        /// `client_id` and `client_secret` in the form body (client_secret_post).
+        case formFields
+        /// A public client: `client_id` in the body, no secret (PKCE protects the code).
+        case none
+    }
+
+    /// The client id.
+    public var clientID: String
+    /// The client secret, for confidential clients. Never logged or shown.
+    public var clientSecret: String?
+    /// The authorization endpoint (the browser goes there).
+    public var authorizationURL: String
+    /// The token endpoint.
+    public var tokenURL: String
+    /// The redirect URI registered for the client (a loopback URI for a native app).
+    public var redirectURI: String?
+    /// Scopes asked for.
+    public var scopes: [String]
+    /// How the client authenticates at the token endpoint.
+    public var clientAuthentication: ClientAuthentication
+    /// Extra parameters of the authorization URL (Spotify's `show_dialog`, for one).
+    public var extraAuthorizationParameters: [(String, String)]
+    /// A token is refreshed this many seconds before it expires, so that a request never
+    /// leaves with one that runs out on the way.
+    public var refreshMargin: Double
+
+    /// A configuration; a client without a secret is public (``ClientAuthentication/none``).
+    public init(clientID: String, clientSecret: String? = nil, authorizationURL: String, tokenURL: String,
+                redirectURI: String? = nil, scopes: [String] = [],
+                clientAuthentication: ClientAuthentication? = nil,
+                extraAuthorizationParameters: [(String, String)] = [], refreshMargin: Double = 60) {
+        self.clientID = clientID
+        self.clientSecret = clientSecret
+        self.authorizationURL = authorizationURL
+        self.tokenURL = tokenURL
+        self.redirectURI = redirectURI
+        self.scopes = scopes
+        self.clientAuthentication = clientAuthentication ?? (clientSecret == nil ? .none : .basic)
+        self.extraAuthorizationParameters = extraAuthorizationParameters
+        self.refreshMargin = refreshMargin
+    }
+}

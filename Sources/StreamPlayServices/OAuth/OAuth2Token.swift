@@ -1,0 +1,40 @@
+import FoundationEssentials
+
+/// Tokens from a token endpoint. Its description shows no secret.
+public struct OAuth2Token: Sendable, Codable, Equatable, CustomStringConvertible {
+    /// The access token sent with API requests.
+    public var accessToken: String
+    /// The token type the server named ("Bearer" mostly).
+    public var tokenType: String
+    /// The refresh token, when the grant gave one. Servers that rotate them issue a new one
+    /// with every refresh; the newest is the one to keep.
+    public var refreshToken: String?
+    /// When the access token expires, if the server said (`expires_in`).
+    public var expiresAt: Date?
+    /// The scopes granted, space-separated, if the server said.
+    public var scope: String?
+
+    /// A token.
+    public init(accessToken: String, tokenType: String = "Bearer", refreshToken: String? = nil,
+                expiresAt: Date? = nil, scope: String? = nil) {
+        self.accessToken = accessToken
+        self.tokenType = tokenType
+        self.refreshToken = refreshToken
+        self.expiresAt = expiresAt
+        self.scope = scope
+    }
+
+    /// Whether the access token is expired, or will be within `margin` seconds of `now`.
+    public func isExpired(margin: Double = 0, now: Date = Date()) -> Bool {
+        guard let expiresAt else { return false }
+        return expiresAt.timeIntervalSince(now) <= margin
+    }
+
+    /// The token's kind and expiry; never the tokens themselves.
+    public var description: String {
+        var parts = ["type \(tokenType)", refreshToken == nil ? "no refresh token" : "refresh token"]
+        if let expiresAt { parts.append("expires in \(Int(expiresAt.timeIntervalSinceNow)) s") }
+        if let scope { parts.append("scope \(scope)") }
+        return "OAuth2Token(\(parts.joined(separator: ", ")))"
+    }
+}
