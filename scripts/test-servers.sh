@@ -31,6 +31,12 @@
 #   STREAMPLAY_TEST_OAUTH_CLIENT_SECRET, STREAMPLAY_TEST_OAUTH_PASSWORD  the confidential
 #                               client's secret and the test user's password (throw-away, new
 #                               at each start)
+#   STREAMPLAY_STUB_*           the SoundCloud, Spotify and Spark stand-ins
+#                               (scripts/service-stubs.py; the variables and endpoints are in
+#                               its docstring): STREAMPLAY_STUB_CONTROL_URL,
+#                               STREAMPLAY_STUB_SOUNDCLOUD_{AUTH_URL,TOKEN_URL,API_URL,...}, ...
+#   STREAMPLAY_STUB_LOG         DIR/stubs.log           their request log, one JSON object a
+#                               line, never a secret in it
 #   PULSE_SERVER                unix:DIR/pulse/native   private PulseAudio daemon
 #   STREAMPLAY_TEST_PULSE_SINK  streamplay_test         its null sink (44100 Hz, 2 ch, s16le,
 #                               the default sink); record it from streamplay_test.monitor
@@ -139,6 +145,7 @@ ICECAST_TITLE="First Song"
 SELF=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/$(basename "${BASH_SOURCE[0]}")
 FAULT_SERVER=$(dirname "$SELF")/fault-server.py
 OAUTH_SERVER=$(dirname "$SELF")/oauth-server.py
+SERVICE_STUBS=$(dirname "$SELF")/service-stubs.py
 VENV_PYTHON=${STREAMPLAY_VENV:-$(cd "$(dirname "$SELF")/.." && pwd)/.build-venv}/bin/python
 
 usage() {
@@ -236,7 +243,7 @@ do_stop() { # DIR
     stop_pidfile "$dir" watchdog
   fi
   # The Icecast source before Icecast, so that it does not reconnect in between.
-  for name in nginx pulse blackhole faults oauth icecast-source icecast; do
+  for name in nginx pulse blackhole faults oauth stubs icecast-source icecast; do
     stop_pidfile "$dir" "$name"
   done
   rm -f "$dir/watchdog.pid" "$dir/env.sh"
@@ -548,6 +555,26 @@ start_faults() { # DIR MEDIA [LIFETIME] -> prints the port
   done
   log "fault server did not start"
   show_log "$dir/fault-server.log"
+  return 1
+}
+
+start_stubs() { # DIR MEDIA -> writes DIR/stubs.env
+  local dir=$1 media=$2 pid i
+  rm -f "$dir/stubs.env" "$dir/stubs.json"
+  : >"$dir/stubs.log"
+  setsid python3 "$SERVICE_STUBS" --media "$media" --urls-file "$dir/stubs.json" \
+    --env-file "$dir/stubs.env" --log "$dir/stubs.log" --lifetime "$FAULTS_LIFETIME" \
+    </dev/null >"$dir/stubs-server.log" 2>&1 &
+  pid=$!
+  echo "$pid" >"$dir/stubs.pid"
+  for ((i = 0; i < START_TIMEOUT * 10; i++)); do
+    # The env file is written just before the URLs file, once every listener is up.
+    [[ -s $dir/stubs.json && -s $dir/stubs.env ]] && return 0
+    alive "$pid" || break
+    sleep 0.1
+  done
+  log "service stand-ins did not start"
+  show_log "$dir/stubs-server.log"
   return 1
 }
 
@@ -863,6 +890,7 @@ do_start() { # DIR [--http-only | --bench] [--owner-pid PID]
     read -r oauth_secret oauth_password < <(python3 -c \
       'import secrets; print(*(secrets.token_hex(12) for _ in range(2)))')
     oauth_port=$(start_oauth "$dir" "$oauth_secret" "$oauth_password")
+    start_stubs "$dir" "$media"
   fi
   if [[ $mode == bench ]]; then
     faults_port=$(start_faults "$dir" "$media" "$BENCH_FAULTS_LIFETIME")
@@ -900,6 +928,8 @@ do_start() { # DIR [--http-only | --bench] [--owner-pid PID]
       printf 'export STREAMPLAY_TEST_OAUTH_LOG=%q\n' "$dir/oauth.log"
       printf 'export STREAMPLAY_TEST_OAUTH_CLIENT_SECRET=%q\n' "$oauth_secret"
       printf 'export STREAMPLAY_TEST_OAUTH_PASSWORD=%q\n' "$oauth_password"
+      cat "$dir/stubs.env"
+      printf 'export STREAMPLAY_STUB_LOG=%q\n' "$dir/stubs.log"
     fi
   } >"$dir/env.sh.tmp"
   mv -f "$dir/env.sh.tmp" "$dir/env.sh"
