@@ -226,9 +226,25 @@ public actor OAuth2Client {
             fields += [("client_id", configuration.clientID), ("client_secret", configuration.clientSecret ?? "")]
         case .none:
             fields.append(("client_id", configuration.clientID))
+        case .tokenService:
+            break
+        }
+        let isRefresh = fields.contains { $0 == ("grant_type", "refresh_token") }
+        let url = isRefresh ? configuration.refreshURL ?? configuration.tokenURL : configuration.tokenURL
+        let body: HTTPRequest.Body
+        switch configuration.tokenRequestEncoding {
+        case .form:
+            body = .form(fields)
+        case .json:
+            var object: [String: String] = [:]
+            for (name, value) in fields { object[name] = value }
+            guard let bytes = try? JSONEncoder().encode(object) else {
+                throw .invalidResponse(reason: "the token request could not be encoded", status: 0)
+            }
+            body = .json(Array(bytes))
         }
         do {
-            return try await http.send(HTTPRequest(method: .post, url: configuration.tokenURL, headers: headers, body: .form(fields)))
+            return try await http.send(HTTPRequest(method: .post, url: url, headers: headers, body: body))
         } catch {
             throw .transport(error)
         }

@@ -8,6 +8,17 @@ public struct OAuth2Configuration: Sendable {
         case formFields
         /// A public client: `client_id` in the body, no secret (PKCE protects the code).
         case none
+        /// The token endpoint is the app's own token swap service, which holds the secret and
+        /// adds the credentials itself: the client sends none.
+        case tokenService
+    }
+
+    /// How token requests carry their fields.
+    public enum TokenRequestEncoding: Sendable, Equatable {
+        /// `application/x-www-form-urlencoded`, as RFC 6749 says.
+        case form
+        /// A JSON object of the same fields (Spark's /v1/oauth2/grant).
+        case json
     }
 
     /// The client id.
@@ -18,6 +29,10 @@ public struct OAuth2Configuration: Sendable {
     public var authorizationURL: String
     /// The token endpoint.
     public var tokenURL: String
+    /// Where refresh requests go, when not to ``tokenURL`` (a token refresh service).
+    public var refreshURL: String?
+    /// How token requests are encoded.
+    public var tokenRequestEncoding: TokenRequestEncoding
     /// The redirect URI registered for the client (a loopback URI for a native app).
     public var redirectURI: String?
     /// Scopes asked for.
@@ -34,7 +49,8 @@ public struct OAuth2Configuration: Sendable {
     public init(clientID: String, clientSecret: String? = nil, authorizationURL: String, tokenURL: String,
                 redirectURI: String? = nil, scopes: [String] = [],
                 clientAuthentication: ClientAuthentication? = nil,
-                extraAuthorizationParameters: [(String, String)] = [], refreshMargin: Double = 60) {
+                extraAuthorizationParameters: [(String, String)] = [], refreshMargin: Double = 60,
+                refreshURL: String? = nil, tokenRequestEncoding: TokenRequestEncoding = .form) {
         self.clientID = clientID
         self.clientSecret = clientSecret
         self.authorizationURL = authorizationURL
@@ -44,5 +60,7 @@ public struct OAuth2Configuration: Sendable {
         self.clientAuthentication = clientAuthentication ?? (clientSecret == nil ? .none : .basic)
         self.extraAuthorizationParameters = extraAuthorizationParameters
         self.refreshMargin = refreshMargin
+        self.refreshURL = refreshURL
+        self.tokenRequestEncoding = tokenRequestEncoding
     }
 }
