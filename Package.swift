@@ -59,8 +59,8 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
-        // OAuth 2, token storage and (to come) the service API clients and the stream resolver,
-        // on the engine's HTTP client.
+        // OAuth 2, token storage, the SoundCloud, Spotify and Spark API clients and the stream
+        // resolver, on the engine's HTTP client.
         .target(
             name: "StreamPlayServices",
             dependencies: [
@@ -73,6 +73,7 @@ let package = Package(
             name: "streamplay",
             dependencies: [
                 "StreamPlay",
+                "StreamPlayServices",
                 "CStreamPlayShim",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]

@@ -109,9 +109,9 @@ final class EventReporter: Sendable {
         if open { StandardStream.output("\n") }
     }
 
-    func error(input: String, error: PlayerError) {
+    func error(input: String, error: any Error) {
         if mode == .json {
-            emitJSON(["event": "error", "input": .string(Redaction.describe(input)), "message": .string(error.description)])
+            emitJSON(["event": "error", "input": .string(Redaction.describe(input)), "message": .string("\(error)")])
         }
     }
 

@@ -29,3 +29,14 @@ extension JSONValue: ExpressibleByStringLiteral, ExpressibleByIntegerLiteral, Ex
     init(integerLiteral value: Int) { self = .integer(value) }
     init(floatLiteral value: Double) { self = .number(value) }
 }
+
+extension JSONValue {
+    /// The value as plain text (no quotes).
+    var text: String {
+        switch self {
+        case .string(let value): value
+        case .number(let value): "\(value)"
+        case .integer(let value): "\(value)"
+        }
+    }
+}

@@ -270,7 +270,10 @@ final class CurlInputSource: InputSource, @unchecked Sendable {
         case CURLE_HTTP_RETURNED_ERROR where status == 416 && resuming:
             // Asked for bytes past the end: everything had arrived (a Content-Length that lied).
             return .finished
-        case CURLE_HTTP_RETURNED_ERROR where (status == 403 || status == 410) && resuming && urlRefresher != nil:
+        case CURLE_HTTP_RETURNED_ERROR where (status == 403 || status == 410) && urlRefresher != nil
+            && (resuming || !transfer.isReconnect):
+            // A signed URL that expired, mid-stream or before the item's turn came: ask for a new
+            // one (a refused reconnect after a refresh is final).
             return .expired(error)
         case CURLE_HTTP_RETURNED_ERROR where status == 503:
             return transfer.retryAfter.map { .retryAfter(seconds: $0, error) } ?? .failed(error)

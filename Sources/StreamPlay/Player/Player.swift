@@ -106,10 +106,11 @@ public final class Player: Sendable {
     /// Plays `location` from `startTime` seconds, for `length` seconds or to the end,
     /// replacing the queue (and whatever played before) with it.
     ///
-    /// - Parameter urlRefresher: asked for a fresh URL when a resumed request is refused with
-    ///   403 or 410, as a signed stream URL that expired mid-track is; given the expired URL,
-    ///   it returns the one to resume from (a resolver re-resolving the track). Playback goes on
-    ///   at the same byte.
+    /// - Parameter urlRefresher: asked for a fresh URL when a request is refused with 403 or
+    ///   410, as a signed stream URL that expired (mid-track, or before its turn came) is;
+    ///   given the expired URL, it returns the one to use (a resolver re-resolving the track).
+    ///   Playback goes on at the same byte. Asked once per refusal; a fresh URL that is refused
+    ///   too ends the item.
     public func play(_ location: MediaLocation, startingAt startTime: Double = 0, length: Double? = nil,
                      urlRefresher: (@Sendable (String) async throws -> String)? = nil) {
         commandLock.withEngineLock { _ in

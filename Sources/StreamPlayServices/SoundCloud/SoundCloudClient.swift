@@ -1,0 +1,191 @@
+import FoundationEssentials
+import Logging
+import StreamPlay
+
+/// A client of the SoundCloud API (api.soundcloud.com, OAuth 2.1), after the SoundCloud API
+/// wrapper: sign-in through ``oauth``, a general ``request(_:_:parameters:body:uploadProgress:)``
+/// like the wrapper's performMethod, typed calls for users, tracks, links, streams, uploads and
+/// connections.
+///
+/// ```swift
+/// let client = SoundCloudClient(configuration: configuration)
+/// let request = await client.oauth.makeAuthorizationRequest()   // open request.url
+/// try await client.oauth.completeAuthorization(request, redirect: redirectURL)
+/// let me = try await client.me()
+/// let stream = try await client.stream(forTrack: "soundcloud:tracks:123")
+/// ```
+///
+/// Every API request carries `Authorization: OAuth TOKEN`; an expired session is renewed once
+/// and the request replayed (``OAuth2Client``). HTTP 429 and 5xx answers are retried as
+/// ``SoundCloudRetryPolicy`` says. Redirects are followed only on the API's own host (with the
+/// header); a redirect elsewhere, as a stream's to the CDN, is returned, never followed with
+/// the token.
+public final class SoundCloudClient: Sendable {
+    /// The service settings (client id, URLs); its description shows no secret.
+    public let configuration: ServiceConfiguration
+    /// The OAuth 2 client: sign-in (authorization code + PKCE + state, client credentials),
+    /// session events, sign-out. A confidential client authenticating with HTTP Basic.
+    public let oauth: OAuth2Client
+    /// How 429 and 5xx answers are retried.
+    public let retryPolicy: SoundCloudRetryPolicy
+    let logger: Logger
+
+    /// A client; a token stored for `account` in `store` is taken up at once.
+    /// - Parameters:
+    ///   - configuration: the service settings; its `redirectURI` is the sign-in's (a loopback
+    ///     listener's URI for a native app).
+    ///   - http: the transport (shared with the engine's libcurl settings).
+    ///   - store: where the tokens are kept between runs.
+    ///   - account: the name tokens are stored under.
+    ///   - retryPolicy: how 429 and 5xx answers are retried.
+    public init(configuration: ServiceConfiguration, http: HTTPClient = HTTPClient(),
+                store: (any TokenStore)? = nil, account: String = "soundcloud",
+                logger: Logger = Logger(label: "streamplay.soundcloud"),
+                retryPolicy: SoundCloudRetryPolicy = SoundCloudRetryPolicy()) {
+        self.configuration = configuration
+        self.logger = logger
+        self.retryPolicy = retryPolicy
+        oauth = OAuth2Client(configuration: configuration.oauth2Configuration(), http: http, store: store,
+                             account: account, logger: logger)
+    }
+
+    // MARK: General requests
+
+    /// Starts a request on a resource of the API, like the wrapper's performMethod, and returns
+    /// a handle to cancel or await it.
+    ///
+    /// - Parameters:
+    ///   - resource: a path (`/me`, `tracks/soundcloud:tracks:123`) or a full URL on the API's
+    ///     host (a full URL elsewhere is refused: it would receive the token).
+    ///   - parameters: query parameters; for POST, PUT and PATCH without a `body`, the form body.
+    ///   - body: the request body (a multipart upload, JSON, ...).
+    ///   - uploadProgress: called with (bytes sent, bytes to send) while the body goes out.
+    public func request(_ method: HTTPRequest.Method, _ resource: String, parameters: [(String, String)] = [],
+                        body: HTTPRequest.Body = .none,
+                        uploadProgress: (@Sendable (Int64, Int64) -> Void)? = nil) -> SoundCloudRequest {
+        SoundCloudRequest { [self] in
+            do throws(SoundCloudError) {
+                return .success(try await perform(method, resource, parameters: parameters, body: body,
+                                                  uploadProgress: uploadProgress))
+            } catch {
+                return .failure(error)
+            }
+        }
+    }
+
+    /// Sends a request (same-origin redirects followed) and returns a 2xx or off-host 3xx
+    /// answer; error statuses are thrown as their typed errors.
+    func perform(_ method: HTTPRequest.Method, _ resource: String, parameters: [(String, String)] = [],
+                 body: HTTPRequest.Body = .none, accept: String = "application/json",
+                 uploadProgress: (@Sendable (Int64, Int64) -> Void)? = nil) async throws(SoundCloudError) -> SoundCloudResponse {
+        var body = body
+        var query = parameters
+        if case .none = body, !parameters.isEmpty, [.post, .put, .patch].contains(method) {
+            body = .form(parameters)
+            query = []
+        }
+        var url = try makeURL(resource, query: query)
+        for _ in 0...5 {
+            let request = HTTPRequest(method: method, url: url, headers: ["Accept": accept], body: body)
+            let response = try await sendRetrying(request, uploadProgress: uploadProgress)
+            if response.isRedirect, let location = response.headers["Location"] {
+                let target = Self.absolute(location, base: url)
+                // Only the API's own host may see the token; elsewhere (the CDN) the caller decides.
+                guard isOnAPIHost(target), method == .get || method == .head else { return Self.decoded(response) }
+                logger.debug("following a redirect on the API host", metadata: ["to": "\(RedactedURL.describe(target))"])
+                url = target
+                continue
+            }
+            guard (200..<400).contains(response.status) else { throw SoundCloudError.from(response) }
+            return Self.decoded(response)
+        }
+        throw .invalidResponse(reason: "too many redirects from \(RedactedURL.describe(url))", status: 302)
+    }
+
+    /// A GET of `resource`, its JSON body.
+    func get(_ resource: String, parameters: [(String, String)] = []) async throws(SoundCloudError) -> JSON {
+        try await perform(.get, resource, parameters: parameters).json
+    }
+
+    /// Sends `request` with the OAuth header, retrying 429 and 5xx as the policy says. The last
+    /// answer is returned whatever its status.
+    private func sendRetrying(_ request: HTTPRequest,
+                              uploadProgress: (@Sendable (Int64, Int64) -> Void)?) async throws(SoundCloudError) -> HTTPResponse {
+        var retry = 0
+        while true {
+            if Task.isCancelled { throw .cancelled }
+            let response: HTTPResponse
+            do {
+                response = try await oauth.send(request, scheme: "OAuth", uploadProgress: uploadProgress)
+            } catch {
+                throw SoundCloudError.from(error)
+            }
+            logger.debug("SoundCloud API", metadata: ["method": "\(request.method)", "url": "\(RedactedURL.describe(request.url))",
+                                                      "status": "\(response.status)"])
+            guard retryPolicy.isRetryable(status: response.status, method: request.method.rawValue) else { return response }
+            let resetIn = response.status == 429 ? SoundCloudErrorBody(response: response).resetTime?.timeIntervalSinceNow : nil
+            let wait = retryPolicy.delay(retry: retry, retryAfter: response.retryAfter, resetIn: resetIn)
+            guard retry + 1 < retryPolicy.maximumAttempts, wait <= retryPolicy.maximumWait else {
+                logger.warning("SoundCloud answered HTTP \(response.status); giving up",
+                               metadata: ["url": "\(RedactedURL.describe(request.url))", "tries": "\(retry + 1)",
+                                          "wait": "\(wait)"])
+                return response
+            }
+            logger.notice("SoundCloud answered HTTP \(response.status); retrying",
+                          metadata: ["url": "\(RedactedURL.describe(request.url))", "wait": "\(wait)",
+                                     "retry": "\(retry + 1)"])
+            do {
+                try await Task.sleep(for: .milliseconds(Int((wait * 1000).rounded(.up))))
+            } catch {
+                throw .cancelled
+            }
+            retry += 1
+        }
+    }
+
+    // MARK: URLs
+
+    /// The URL of `resource` with `query` appended.
+    private func makeURL(_ resource: String, query: [(String, String)]) throws(SoundCloudError) -> String {
+        let lowered = resource.lowercased()
+        var url: String
+        if lowered.hasPrefix("http://") || lowered.hasPrefix("https://") {
+            guard isOnAPIHost(resource) else {
+                throw .invalidRequest(reason: "\(RedactedURL.describe(resource)) is not on the API host; the token is sent only there")
+            }
+            url = resource
+        } else {
+            url = configuration.apiURL(resource)
+        }
+        if !query.isEmpty { url += (url.contains("?") ? "&" : "?") + FormEncoding.encode(query) }
+        return url
+    }
+
+    /// Whether `url` is on the API's origin (scheme, host and port).
+    func isOnAPIHost(_ url: String) -> Bool {
+        guard let origin = Self.origin(of: url) else { return false }
+        return origin == Self.origin(of: configuration.apiURL)
+    }
+
+    /// `scheme://host[:port]`, lowercased.
+    static func origin(of url: String) -> String? {
+        guard let schemeEnd = url.range(of: "://") else { return nil }
+        let rest = url[schemeEnd.upperBound...]
+        let authority = rest.prefix { $0 != "/" && $0 != "?" && $0 != "#" }
+        guard !authority.isEmpty, !authority.contains("@") else { return nil }
+        return (url[..<schemeEnd.upperBound] + authority).lowercased()
+    }
+
+    /// `location` made absolute against `base` (Location may be a path).
+    static func absolute(_ location: String, base: String) -> String {
+        if location.contains("://") { return location }
+        guard let origin = origin(of: base) else { return location }
+        return location.hasPrefix("/") ? origin + location : origin + "/" + location
+    }
+
+    private static func decoded(_ response: HTTPResponse) -> SoundCloudResponse {
+        let json = response.body.isEmpty ? JSON.null : ((try? JSON(parsing: response.body)) ?? .null)
+        return SoundCloudResponse(status: response.status, headers: response.headers, json: json, body: response.body,
+                                  url: RedactedURL.describe(response.url))
+    }
+}

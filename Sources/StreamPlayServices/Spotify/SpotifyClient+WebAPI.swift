@@ -1,0 +1,92 @@
+import StreamPlay
+
+extension SpotifyClient {
+    /// The signed-in user (`GET /v1/me`); email needs the `user-read-email` scope, product and
+    /// country `user-read-private`.
+    public func me() async throws(SpotifyError) -> SpotifyUser {
+        let (json, status) = try await requestJSON(.get, "/me")
+        return try SpotifyUser(json: json, status: status)
+    }
+
+    /// A track's metadata (`GET /v1/tracks/{id}`).
+    /// - Parameter id: a 22-character id, `spotify:track:ID` or an open.spotify.com track link.
+    /// - Throws: ``SpotifyError/invalidTrackID(_:)`` before any request for anything else;
+    ///   ``SpotifyError/api(status:message:reason:)`` with 404 for an unknown track.
+    public func track(_ id: String) async throws(SpotifyError) -> SpotifyTrack {
+        let trackID = try SpotifyTrackID.parse(id)
+        let (json, status) = try await requestJSON(.get, "/tracks/\(trackID.rawValue)")
+        return try SpotifyTrack(json: json, status: status)
+    }
+
+    /// The track's 30-second MP3 preview, for StreamPlay's Player: a public CDN URL (send it no
+    /// Authorization header).
+    ///
+    /// This is the only part of a Spotify track another player can play: full tracks are
+    /// DRM-protected and stream only through Spotify's own player (control it with
+    /// ``play(uris:offset:positionMilliseconds:deviceID:)``). Spotify gives no preview for most
+    /// tracks today, and none to apps registered since November 2024.
+    /// - Throws: ``SpotifyError/noPreview(trackID:name:)`` when `preview_url` is null.
+    public func previewStream(forTrack id: String) async throws(SpotifyError) -> SpotifyPreview {
+        let track = try await track(id)
+        guard let url = track.previewURL, !url.isEmpty else { throw .noPreview(trackID: track.id, name: track.name) }
+        return SpotifyPreview(url: url, title: track.name, trackID: track.id, artistNames: track.artistNames,
+                              trackDuration: track.duration)
+    }
+
+    // MARK: Requests
+
+    /// A Web API call answered with a JSON body, and the status.
+    func requestJSON(_ method: HTTPRequest.Method, _ path: String, query: [(String, String)] = []) async throws(SpotifyError) -> (JSON, Int) {
+        let response = try await request(method, path, query: query)
+        do {
+            return (try JSON(parsing: response.body), response.status)
+        } catch {
+            throw .invalidResponse(reason: "the body is not JSON", status: response.status)
+        }
+    }
+
+    /// A Web API call with the session's Bearer token, retried on 429 and 5xx by the policy;
+    /// a 401 renews the session once and replays (``OAuth2Client/send(_:scheme:uploadProgress:isExpired:)``).
+    /// - Returns: the 2xx response (204 has no body).
+    /// - Throws: the error object's ``SpotifyError`` for any other status.
+    func request(_ method: HTTPRequest.Method, _ path: String, query: [(String, String)] = [],
+                 body: JSON? = nil) async throws(SpotifyError) -> HTTPResponse {
+        var url = configuration.apiURL(path)
+        if !query.isEmpty { url += (url.contains("?") ? "&" : "?") + FormEncoding.encode(query) }
+        let request = HTTPRequest(method: method, url: url, headers: ["Accept": "application/json"],
+                                  body: body.map { .json($0.encoded()) } ?? .none)
+        var attempt = 1
+        while true {
+            let response: HTTPResponse
+            do {
+                response = try await oauth.send(request, scheme: "Bearer")
+            } catch {
+                throw SpotifyError.from(error)
+            }
+            if response.isSuccess { return response }
+            if attempt < retryPolicy.maximumAttempts, retryPolicy.isRetryable(status: response.status, method: method.rawValue) {
+                let delay = retryPolicy.delay(retry: attempt - 1, retryAfter: response.retryAfter)
+                // A wait longer than the policy allows (a long rate-limit window) is not slept.
+                if delay <= retryPolicy.maximumWait {
+                    logger.notice("Spotify answered \(response.status); retrying", metadata: [
+                        "url": "\(RedactedURL.describe(url))", "attempt": "\(attempt)", "wait": "\(delay)",
+                    ])
+                    try await Self.sleep(seconds: delay)
+                    attempt += 1
+                    continue
+                }
+            }
+            let error = SpotifyError.from(response)
+            logger.debug("Spotify API error", metadata: ["url": "\(RedactedURL.describe(url))", "error": "\(error)"])
+            throw error
+        }
+    }
+
+    private static func sleep(seconds: Double) async throws(SpotifyError) {
+        do {
+            try await Task.sleep(for: .milliseconds(Int((seconds * 1000).rounded(.up))))
+        } catch {
+            throw .cancelled
+        }
+    }
+}

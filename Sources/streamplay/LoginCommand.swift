@@ -1,0 +1,98 @@
+import ArgumentParser
+import FoundationEssentials
+import StreamPlay
+import StreamPlayServices
+
+/// `streamplay login SERVICE`: signs in with the service's authorization page (OAuth 2 with
+/// PKCE for SoundCloud and Spotify, OpenID Hybrid for Spark) and stores the tokens encrypted.
+///
+/// The redirect comes back to a one-shot listener on 127.0.0.1 (RFC 8252). The authorization
+/// URL is the first line of stdout, alone, so that a script or a person on another machine can
+/// open it; `--paste` takes the redirect URL pasted on stdin instead, for a browser elsewhere.
+struct LoginCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "login",
+        abstract: "Sign in to a service (soundcloud, spotify or spark) and store its tokens.")
+
+    @Argument(help: "soundcloud, spotify or spark.")
+    var service: StreamingService
+
+    @Flag(help: "Do not open a browser: print the authorization URL and wait for the redirect.")
+    var noBrowser = false
+
+    @Flag(help: "Read the redirect URL from stdin (paste it from the browser's address bar).")
+    var paste = false
+
+    @Option(help: "Port of the loopback redirect listener (default: the configured redirect URI's, else any free one).")
+    var port: Int?
+
+    @Option(help: "Seconds to wait for the redirect.")
+    var timeout: Double = 300
+
+    @Flag(help: "Ask the user to approve again even if they did before (Spotify's show_dialog).")
+    var showDialog = false
+
+    @Option(help: "Trust the certificate authorities in this PEM file instead of the system's.")
+    var caFile: String?
+
+    @Flag(name: .shortAndLong, help: "Log what happens on stderr (never a token).")
+    var verbose = false
+
+    func validate() throws {
+        if let port, !(0...65535).contains(port) { throw ValidationError("--port must be from 0 to 65535.") }
+        guard timeout > 0 else { throw ValidationError("--timeout must be more than 0.") }
+    }
+
+    func run() async throws {
+        LogSetup.bootstrap(verbose: verbose)
+        do {
+            try await signIn()
+        } catch {
+            StandardStream.error("streamplay: login \(service): \(error)\n")
+            throw ExitCode(1)
+        }
+    }
+
+    private func signIn() async throws {
+        let context = try ServiceContext(caFile: caFile)
+        let configured = try context.configuration(service)
+        let listener = paste ? nil : try LoopbackRedirectListener(port: port ?? Self.loopbackPort(of: configured.redirectURI) ?? 0)
+        defer { listener?.close() }
+        // The registered redirect URI when pasting; the listener's own otherwise.
+        let redirectURI = listener?.redirectURI ?? configured.redirectURI ?? "http://127.0.0.1:\(port ?? 8080)/callback"
+        let session: any LoginSession
+        switch service {
+        case .soundcloud: session = try await SoundCloudLogin(client: context.soundCloud(redirectURI: redirectURI))
+        case .spotify: session = try await SpotifyLogin(client: context.spotify(redirectURI: redirectURI), showDialog: showDialog)
+        case .spark: session = try SparkLogin(client: context.spark(redirectURI: redirectURI), returnTo: redirectURI)
+        }
+        // The URL alone on the first line of stdout; everything else on stderr.
+        StandardStream.output(session.authorizationURL + "\n")
+        if !noBrowser, !paste, BrowserLauncher.isAvailable, BrowserLauncher.open(session.authorizationURL) {
+            StandardStream.error("Opened the browser; waiting for the redirect to \(redirectURI)\n")
+        } else if paste {
+            StandardStream.error("Open the URL above, sign in, then paste the address the browser was sent to:\n")
+        } else {
+            StandardStream.error("Open the URL above in a browser; waiting for the redirect to \(redirectURI)\n")
+        }
+        let redirect: String
+        if let listener {
+            redirect = try await listener.waitForRedirect(timeout: timeout)
+        } else {
+            guard let line = readLine(strippingNewline: true), !line.isEmpty else {
+                throw CommandFailure("no redirect URL on stdin")
+            }
+            redirect = line
+        }
+        try await session.complete(redirect: redirect)
+        let name = (try? await context.accountName(service)).map { " as \($0)" } ?? ""
+        StandardStream.error("Signed in to \(service)\(name).\n")
+    }
+
+    /// The port of a `http://127.0.0.1:PORT/...` redirect URI.
+    static func loopbackPort(of redirectURI: String?) -> Int? {
+        guard let redirectURI, redirectURI.hasPrefix("http://127.0.0.1:") else { return nil }
+        let digits = redirectURI.dropFirst("http://127.0.0.1:".count).prefix { $0.isNumber }
+        return Int(digits)
+    }
+}

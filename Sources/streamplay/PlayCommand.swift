@@ -1,0 +1,171 @@
+import ArgumentParser
+import FoundationEssentials
+import Logging
+import StreamPlay
+import StreamPlayServices
+
+/// `streamplay [play]`: plays MP3 URLs, files and service links through the StreamPlay engine.
+struct PlayCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "play",
+        abstract: "Play MP3 streams, files and service links (the default command).",
+        discussion: """
+            Inputs play in turn as one queue: each track follows the last without a gap (the
+            encoder delay and padding of LAME-tagged MP3s are removed), and one that fails is
+            skipped. HLS streams (.m3u8: VOD, live, AES-128) and .m3u/.pls playlists play too.
+            Service links (https://soundcloud.com/..., soundcloud:tracks:N, spotify:track:ID)
+            play through the resolver: see `streamplay login` and `streamplay resolve`.
+            Keys on a terminal: space pause/resume, ← → seek 10 s, > next, < previous, q quit.
+            Exit status: 0 when every input played, 1 when any failed (one line on stderr each).
+            """,
+    )
+
+    @Argument(help: "URLs (http, https, file), paths or service links, played in turn without gaps.")
+    var inputs: [String]
+
+    @Option(help: "Where audio goes: pulse, null, or wav:PATH.")
+    var output: OutputChoice = .pulse
+
+    @Option(help: "Start at TIME (seconds, or mm:ss).")
+    var start: TimeValue?
+
+    @Option(help: "Play TIME (seconds, or mm:ss) of each input at most.")
+    var length: TimeValue?
+
+    @Option(help: "Volume in percent (100 leaves samples unchanged).")
+    var volume: Double = 100
+
+    @Option(help: "Trust the certificate authorities in this PEM file instead of the system's.")
+    var caFile: String?
+
+    @Flag(help: "Print one JSON object per line on stdout for each event, and position updates.")
+    var json = false
+
+    @Flag(name: .shortAndLong, help: "Print nothing but errors.")
+    var quiet = false
+
+    @Flag(name: .shortAndLong, help: "Log what the engine does on stderr.")
+    var verbose = false
+
+    func validate() throws {
+        guard !inputs.isEmpty else { throw ValidationError("Give at least one URL or path.") }
+        guard volume.isFinite, (0...1600).contains(volume) else { throw ValidationError("--volume must be from 0 to 1600.") }
+        if let length, length.seconds <= 0 { throw ValidationError("--length must be more than 0.") }
+    }
+
+    func run() async throws {
+        LogSetup.bootstrap(verbose: verbose)
+        var configuration = PlayerConfiguration(output: output.audioOutput)
+        configuration.caCertificatesPath = caFile
+        let player = Player(configuration: configuration)
+        player.volume = volume / 100
+
+        let mode: ReportMode = json ? .json : (quiet ? .quiet : (Terminal.isInteractive ? .terminal : .plain))
+        let reporter = EventReporter(mode: mode)
+        let keys = mode == .terminal ? KeyReader(player: player) : nil
+        keys?.start()
+        SignalHandling.install(player: player, keys: keys)
+        defer { keys?.stop() }
+
+        var failures = 0
+        var items: [PlayItem] = []
+        var resolver: StreamResolver?
+        for input in inputs {
+            do {
+                items.append(try await item(for: input, resolver: &resolver))
+            } catch {
+                failures += 1
+                StandardStream.error("streamplay: \(Redaction.describe(input)): \(error)\n")
+                reporter.error(input: input, error: error)
+            }
+        }
+        if !items.isEmpty {
+            failures += await play(items, player: player, reporter: reporter)
+        }
+        reporter.finishLine()
+        player.stop()
+        if failures > 0 { throw ExitCode(1) }
+    }
+
+    /// What `input` plays: a URL or path as it is, a service link through the resolver.
+    private func item(for input: String, resolver: inout StreamResolver?) async throws -> PlayItem {
+        guard case .direct = try ServiceLink(parsing: input) else {
+            if resolver == nil { resolver = try ServiceContext(caFile: caFile).resolver() }
+            guard let resolver else { throw CommandFailure("no resolver") }
+            let resolved = try await resolver.resolve(input)
+            let name = resolved.title.map { "\($0)\(resolved.isPreview ? " (preview)" : "")" } ?? input
+            return PlayItem(location: .remote(resolved.url), name: name, refresher: resolved.refresher)
+        }
+        return PlayItem(location: try MediaLocation(parsing: input), name: input, refresher: nil)
+    }
+
+    /// Plays `items` as one queue, each following the last without a gap.
+    /// - Returns: how many of them failed.
+    private func play(_ items: [PlayItem], player: Player, reporter: EventReporter) async -> Int {
+        let events = player.events
+        let names = items.map(\.name)
+        let startTime = start?.seconds ?? 0
+        if items.allSatisfy({ $0.refresher == nil }) {
+            player.play(items.map(\.location), startingAt: startTime, length: length?.seconds)
+        } else {
+            // Signed service URLs expire: each item keeps its way to a fresh one.
+            player.play(items[0].location, startingAt: startTime, length: length?.seconds, urlRefresher: items[0].refresher)
+            for item in items.dropFirst() {
+                player.enqueue(item.location, startingAt: startTime, length: length?.seconds, urlRefresher: item.refresher)
+            }
+        }
+        let ticker = Task {
+            while !Task.isCancelled {
+                try? await Task.sleep(for: .milliseconds(mode(reporter) == .json ? 500 : 200))
+                reporter.tick(player: player)
+            }
+        }
+        defer { ticker.cancel() }
+        var failures = 0
+        var isInitialState = true
+        var current = 0
+        for await event in events {
+            switch event {
+            case .stateChanged(let state):
+                // The stream opens with the state from before this play was asked for.
+                if isInitialState {
+                    isInitialState = false
+                    continue
+                }
+                if case .failed(let error) = state {
+                    failures += 1
+                    reportFailure(names[current], error, reporter: reporter)
+                }
+                reporter.report(event, player: player)
+                if state.isFinal { return failures }
+            case .currentItemChanged(let index, _):
+                current = index
+                reporter.finishLine()
+                reporter.begin(input: names[index], index: index, count: names.count)
+                reporter.report(event, player: player)
+            case .itemFailed(let item, let error):
+                failures += 1
+                let index = player.queue.firstIndex { $0.id == item.id } ?? current
+                reportFailure(names[index], error, reporter: reporter)
+            default:
+                reporter.report(event, player: player)
+            }
+        }
+        return failures
+    }
+
+    private func reportFailure(_ input: String, _ error: PlayerError, reporter: EventReporter) {
+        reporter.finishLine()
+        StandardStream.error("streamplay: \(Redaction.describe(input)): \(error)\n")
+        reporter.error(input: input, error: error)
+    }
+
+    private func mode(_ reporter: EventReporter) -> ReportMode { reporter.mode }
+}
+
+/// One input to play: where it is, the name shown, and how to renew an expiring URL.
+struct PlayItem {
+    let location: MediaLocation
+    let name: String
+    let refresher: (@Sendable (String) async throws -> String)?
+}

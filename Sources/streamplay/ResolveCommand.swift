@@ -1,0 +1,50 @@
+import ArgumentParser
+import FoundationEssentials
+import StreamPlay
+import StreamPlayServices
+
+/// `streamplay resolve LINK`: shows what a link plays, without playing it.
+struct ResolveCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "resolve",
+        abstract: "Print what a link resolves to (URL with its signature redacted, format, title, duration, expiry).")
+
+    @Argument(help: "A SoundCloud or Spotify link or URI, or a plain URL.")
+    var link: String
+
+    @Flag(help: "Print one JSON object.")
+    var json = false
+
+    @Option(help: "Trust the certificate authorities in this PEM file instead of the system's.")
+    var caFile: String?
+
+    @Flag(name: .shortAndLong, help: "Log what happens on stderr.")
+    var verbose = false
+
+    func run() async throws {
+        LogSetup.bootstrap(verbose: verbose)
+        let resolved: ResolvedStream
+        do {
+            resolved = try await ServiceContext(caFile: caFile).resolver().resolve(link)
+        } catch {
+            StandardStream.error("streamplay: \(error)\n")
+            throw ExitCode(1)
+        }
+        var fields: [(String, JSONValue)] = [
+            ("url", .string(Redaction.secrets(in: resolved.url))),
+            ("format", .string(resolved.format.rawValue)),
+            ("service", .string(resolved.service?.rawValue ?? "none")),
+            ("preview", .string(resolved.isPreview ? "yes" : "no")),
+        ]
+        if let title = resolved.title { fields.append(("title", .string(title))) }
+        if let duration = resolved.duration { fields.append(("duration", .number((duration * 1000).rounded() / 1000))) }
+        if let expiresAt = resolved.expiresAt {
+            fields.append(("expires_in", .integer(max(0, Int(expiresAt.timeIntervalSinceNow.rounded())))))
+        }
+        if json {
+            StandardStream.output(JSONValue.line(Dictionary(fields, uniquingKeysWith: { $1 })) ?? "{}\n")
+        } else {
+            for (name, value) in fields { StandardStream.output("\(name): \(value.text)\n") }
+        }
+    }
+}

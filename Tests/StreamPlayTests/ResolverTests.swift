@@ -1,0 +1,139 @@
+import Foundation
+import StreamPlay
+import Testing
+@testable import StreamPlayServices
+
+/// StreamResolver against the service stand-ins, and the Player playing what it resolves.
+@Suite("Stream resolver", .serialized)
+struct ResolverTests {
+    static func soundCloud() throws -> SoundCloudClient {
+        SoundCloudClient(configuration: try ServiceStubs.configuration(.soundcloud))
+    }
+
+    /// A confidential Spotify client (no token swap service), so client credentials work.
+    static func spotify() throws -> SpotifyClient {
+        var configuration = try ServiceStubs.configuration(.spotify)
+        configuration.tokenSwapURL = nil
+        configuration.tokenRefreshURL = nil
+        return SpotifyClient(configuration: configuration)
+    }
+
+    /// Plays `resolved` into a WAV file with its refresher, returning the end state and PCM.
+    static func play(_ resolved: ResolvedStream) async throws -> (state: PlayerState, samples: [Int16]) {
+        let (configuration, path) = wavConfiguration()
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let player = Player(configuration: configuration)
+        player.play(.remote(resolved.url), urlRefresher: resolved.refresher)
+        let state = try await player.finish(within: 90)
+        let samples = FileManager.default.fileExists(atPath: path) ? try PCM.wavSamples(path: path).samples : []
+        return (state, samples)
+    }
+
+    @Test("A SoundCloud page resolves to its signed progressive MP3, which plays exactly")
+    func soundCloudPage() async throws {
+        let resolver = StreamResolver(soundCloud: try Self.soundCloud())
+        let resolved = try await resolver.resolve("https://soundcloud.com/stub-artist/full-track")
+        #expect(resolved.service == .soundcloud)
+        #expect(resolved.format == .progressive)
+        #expect(resolved.title == "Full Track")
+        #expect(resolved.duration.map { abs($0 - 30) < 0.01 } == true)
+        #expect(resolved.url.hasPrefix(try ServiceStubs.value(.soundcloud, "CDN_URL")))
+        #expect(resolved.expiresAt.map { $0 > Date() } == true)
+        #expect(!resolved.isPreview && resolved.refresher != nil)
+        #expect(!resolved.description.contains("Signature"), "the description shows no signature")
+        let result = try await Self.play(resolved)
+        #expect(result.state == .ended)
+        #expect(result.samples == (try ReferenceAudio("cbr-44k-stereo.mp3")).samples)
+    }
+
+    @Test("A signed URL that expired before playback starts is renewed through the refresher")
+    func expiredBeforePlay() async throws {
+        let resolver = StreamResolver(soundCloud: try Self.soundCloud())
+        try await ServiceStubs.configure(.soundcloud, ["cdn_expiry": 1])
+        defer { Task { try? await ServiceStubs.configure(.soundcloud, ["cdn_expiry": 300]) } }
+        let resolved = try await resolver.resolve("soundcloud:tracks:2000101")
+        try await Task.sleep(for: .milliseconds(1500))
+        try await ServiceStubs.configure(.soundcloud, ["cdn_expiry": 300])
+        let mark = try ServiceStubs.logMark()
+        let result = try await Self.play(resolved)
+        #expect(result.state == .ended)
+        #expect(result.samples == (try ReferenceAudio("cbr-44k-stereo.mp3")).samples)
+        let cdn = try ServiceStubs.log(after: mark).filter { $0["host"] as? String == "cdn" }.compactMap { $0["status"] as? Int }
+        #expect(cdn.first == 403 && cdn.dropFirst().contains(200), "the expired URL was refused, the fresh one served: \(cdn)")
+    }
+
+    @Test("Without progressive MP3, the MP3 HLS rendition is chosen and plays")
+    func hlsRendition() async throws {
+        let resolver = StreamResolver(soundCloud: try Self.soundCloud())
+        try await ServiceStubs.fail(.soundcloud, status: 404, path: "/tracks/soundcloud:tracks:2000102/streams/http_mp3_128")
+        let resolved = try await resolver.resolve("https://soundcloud.com/stub-artist/synthetic-2000102")
+        #expect(resolved.format == .hls)
+        #expect(resolved.url.contains(".m3u8"))
+        let result = try await Self.play(resolved)
+        #expect(result.state == .ended)
+        #expect(result.samples == (try ReferenceAudio("hls/source.mp3")).samples)
+    }
+
+    @Test("AAC-only tracks are not playable yet; preview-only tracks resolve to a preview, said so")
+    func notPlayable() async throws {
+        let resolver = StreamResolver(soundCloud: try Self.soundCloud())
+        do {
+            _ = try await resolver.resolve("https://soundcloud.com/stub-artist/aac-only")
+            Issue.record("an AAC-only track resolved")
+        } catch {
+            guard case .notPlayable = error else { Issue.record("\(error)"); return }
+            #expect(error.description.contains("MP3"))
+        }
+        let preview = try await resolver.resolve("soundcloud:tracks:1003")
+        #expect(preview.isPreview)
+        #expect(preview.description.contains("preview"))
+        do {
+            _ = try await resolver.resolve("soundcloud:tracks:1003", allowPreview: false)
+            Issue.record("a preview was taken without allowPreview")
+        } catch {
+            #expect(error.description.contains("preview"))
+        }
+    }
+
+    @Test("A Spotify track resolves to its preview MP3, plainly marked; none without preview_url")
+    func spotifyPreview() async throws {
+        let resolver = StreamResolver(spotify: try Self.spotify())
+        let resolved = try await resolver.resolve("https://open.spotify.com/track/0StrmPlyPreviewTrack01?si=x")
+        #expect(resolved.isPreview && resolved.service == .spotify && resolved.title == "Preview Track")
+        #expect(resolved.requestHeaders.fields.isEmpty)
+        let result = try await Self.play(resolved)
+        #expect(result.samples == (try ReferenceAudio("cbr-44k-stereo-short.mp3")).samples)
+        do {
+            _ = try await resolver.resolve("spotify:track:0StrmPlyNoPreviewTrk01")
+            Issue.record("a track without preview resolved")
+        } catch {
+            #expect(error.description.contains("own player"))
+        }
+    }
+
+    @Test("Plain links pass through; services that are not configured are named")
+    func plainAndUnconfigured() async throws {
+        let resolver = StreamResolver()
+        let plain = try await resolver.resolve("http://127.0.0.1:1/live/index.m3u8?token=x")
+        #expect(plain.format == .hls && plain.service == nil && plain.url == "http://127.0.0.1:1/live/index.m3u8?token=x")
+        #expect(try await resolver.resolve("/tmp/a.mp3").format == .progressive)
+        do {
+            _ = try await resolver.resolve("soundcloud:tracks:1001")
+            Issue.record("resolved without a SoundCloud client")
+        } catch {
+            guard case .serviceUnavailable(.soundcloud, _) = error else { Issue.record("\(error)"); return }
+        }
+        // A public client without a session cannot use client credentials: it must sign in.
+        var configuration = try ServiceStubs.configuration(.spotify)
+        configuration.clientSecret = nil
+        configuration.tokenSwapURL = nil
+        configuration.tokenRefreshURL = nil
+        let unsigned = StreamResolver(spotify: SpotifyClient(configuration: configuration))
+        do {
+            _ = try await unsigned.resolve("spotify:track:0StrmPlyPreviewTrack01")
+            Issue.record("resolved without a session")
+        } catch {
+            #expect(error.description.contains("streamplay login spotify"))
+        }
+    }
+}

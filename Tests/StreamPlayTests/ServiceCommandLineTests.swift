@@ -1,0 +1,244 @@
+import Foundation
+import StreamPlay
+import Testing
+@testable import StreamPlayServices
+
+/// `streamplay login`, `whoami`, `resolve`, `logout` and playing service links, run as a
+/// person would, against the service stand-ins. Each test has its own state directory and
+/// points the binary at the stand-ins through the STREAMPLAY_<SERVICE>_* variables.
+@Suite("streamplay service commands", .serialized)
+struct ServiceCommandLineTests {
+    /// A private home for one test: config file path, state directory, service variables.
+    struct Home {
+        let stateDirectory = TestEnvironment.temporaryPath("state")
+        let environment: [String: String]
+
+        init(services: [StreamingService] = StreamingService.allCases) throws {
+            var environment = ProcessInfo.processInfo.environment
+            environment["XDG_STATE_HOME"] = stateDirectory
+            environment["STREAMPLAY_CONFIG"] = "\(stateDirectory)/no-config.json"
+            environment["DISPLAY"] = nil
+            environment["WAYLAND_DISPLAY"] = nil
+            for service in StreamingService.allCases {
+                for name in ["CLIENT_ID", "CLIENT_SECRET", "AUTH_URL", "TOKEN_URL", "API_URL"] {
+                    environment["\(service.environmentPrefix)\(name)"] = nil
+                }
+            }
+            for service in services {
+                let configuration = try ServiceStubs.configuration(service)
+                let prefix = service.environmentPrefix
+                environment[prefix + "CLIENT_ID"] = configuration.clientID
+                environment[prefix + "CLIENT_SECRET"] = configuration.clientSecret
+                environment[prefix + "AUTH_URL"] = configuration.authorizationURL
+                environment[prefix + "TOKEN_URL"] = configuration.tokenURL
+                environment[prefix + "API_URL"] = configuration.apiURL
+                if let openID = configuration.openIDURL { environment[prefix + "OPENID_URL"] = openID }
+            }
+            self.environment = environment
+        }
+
+        /// The token stored for `service`, decrypted with the store's own key.
+        func storedToken(_ service: StreamingService) throws -> OAuth2Token? {
+            try EncryptedFileTokenStore(directory: "\(stateDirectory)/streamplay").load(account: service.rawValue)
+        }
+
+        func remove() { try? FileManager.default.removeItem(atPath: stateDirectory) }
+    }
+
+    struct Run {
+        let status: Int32
+        let stdout: String
+        let stderr: String
+    }
+
+    /// Runs streamplay with `arguments`; `onFirstLine` gets stdout's first line while it runs.
+    static func run(_ arguments: [String], home: Home, timeout: Double = 60,
+                    onFirstLine: (@Sendable (String) async throws -> Void)? = nil) async throws -> Run {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: CommandLineTests.executable)
+        process.arguments = arguments
+        process.environment = home.environment
+        let out = Pipe(), err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        let reader = out.fileHandleForReading
+        var collected = Data()
+        if let onFirstLine {
+            // Reads up to the first newline (the authorization URL), then hands it over.
+            while !collected.contains(0x0A) {
+                let chunk = await Task.detached { reader.availableData }.value
+                if chunk.isEmpty { break }
+                collected.append(chunk)
+            }
+            if let newline = collected.firstIndex(of: 0x0A) {
+                try await onFirstLine(String(decoding: collected[..<newline], as: UTF8.self))
+            }
+        }
+        async let rest = Task.detached { reader.readDataToEndOfFile() }.value
+        async let stderr = Task.detached { err.fileHandleForReading.readDataToEndOfFile() }.value
+        let deadline = Date().addingTimeInterval(timeout)
+        while process.isRunning {
+            if Date() > deadline {
+                process.terminate()
+                throw TimedOut(what: "streamplay \(arguments.joined(separator: " "))")
+            }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        collected.append(await rest)
+        return Run(status: process.terminationStatus, stdout: String(decoding: collected, as: UTF8.self),
+                   stderr: String(decoding: await stderr, as: UTF8.self))
+    }
+
+    /// `streamplay login SERVICE --no-browser`, the browser step done by following the printed
+    /// URL as `user`. Returns the run and the URL printed.
+    static func login(_ service: StreamingService, home: Home, user: String,
+                      extra: [(String, String)] = [], arguments: [String] = []) async throws -> (Run, String) {
+        let printed = LockedBox<String>("")
+        let run = try await run(["login", service.rawValue, "--no-browser"] + arguments, home: home) { line in
+            printed.set(line)
+            try await ServiceStubs.browse(line, extra: [("stub_user", user)] + extra)
+        }
+        return (run, printed.get())
+    }
+
+    @Test("login soundcloud --no-browser prints the authorization URL alone, stores the tokens encrypted 0600; whoami, resolve, play, logout")
+    func soundCloudSession() async throws {
+        let home = try Home(services: [.soundcloud])
+        defer { home.remove() }
+        let user = ServiceStubs.uniqueUser("cli")
+        let (login, url) = try await Self.login(.soundcloud, home: home, user: user, arguments: ["--verbose"])
+        #expect(login.status == 0, "\(login.stderr)")
+        #expect(url.hasPrefix(try ServiceStubs.value(.soundcloud, "AUTH_URL") + "?"))
+        let fields = Dictionary(FormEncoding.decode(url.split(separator: "?", maxSplits: 1)[1]), uniquingKeysWith: { $1 })
+        #expect(fields["code_challenge_method"] == "S256")
+        #expect(fields["state"]?.isEmpty == false)
+        let redirect = try #require(fields["redirect_uri"])
+        #expect(redirect.hasPrefix("http://127.0.0.1:") && redirect.hasSuffix("/callback"))
+        #expect(login.stdout == url + "\n", "nothing but the URL on stdout")
+
+        let tokenFile = "\(home.stateDirectory)/streamplay/soundcloud.token"
+        let mode = try #require(FileManager.default.attributesOfItem(atPath: tokenFile)[.posixPermissions] as? Int)
+        #expect(mode == 0o600)
+        let token = try #require(try home.storedToken(.soundcloud))
+        let stored = try String(decoding: Data(contentsOf: URL(fileURLWithPath: tokenFile)), as: UTF8.self)
+        #expect(!stored.contains(token.accessToken), "the token file is encrypted")
+
+        let whoami = try await Self.run(["whoami", "soundcloud"], home: home)
+        #expect(whoami.status == 0, "\(whoami.stderr)")
+        #expect(whoami.stdout == "\(user)\n")
+
+        let resolve = try await Self.run(["resolve", "https://soundcloud.com/stub-artist/full-track", "--verbose"], home: home)
+        #expect(resolve.status == 0, "\(resolve.stderr)")
+        #expect(resolve.stdout.contains("format: progressive"))
+        #expect(resolve.stdout.contains("title: Full Track"))
+        #expect(resolve.stdout.contains("Signature=[redacted]"))
+        #expect(resolve.stdout.contains(try ServiceStubs.value(.soundcloud, "CDN_URL")))
+
+        // Plays through the resolver, the signed CDN URL fetched without the OAuth header.
+        let mark = try ServiceStubs.logMark()
+        let wav = TestEnvironment.temporaryPath("sc.wav")
+        defer { try? FileManager.default.removeItem(atPath: wav) }
+        let play = try await Self.run(["--quiet", "--output", "wav:\(wav)", "--length", "3", "soundcloud:tracks:1001"], home: home)
+        #expect(play.status == 0, "\(play.stderr)")
+        let reference = try ReferenceAudio("cbr-44k-stereo.mp3")
+        let output = try PCM.wavSamples(path: wav)
+        #expect(output.samples == Array(reference.samples[0..<(3 * 44100 * 2)]))
+        let cdn = try ServiceStubs.log(after: mark).filter { $0["host"] as? String == "cdn" }
+        #expect(!cdn.isEmpty && cdn.allSatisfy { $0["auth"] is NSNull }, "no Authorization header to the CDN")
+
+        // No token or secret in anything printed, verbose included.
+        for text in [login.stdout, login.stderr, whoami.stderr, resolve.stdout, resolve.stderr, play.stderr] {
+            #expect(!text.contains(token.accessToken))
+            #expect(!(token.refreshToken.map(text.contains) ?? false))
+            #expect(!text.contains(try ServiceStubs.value(.soundcloud, "CLIENT_SECRET")))
+        }
+
+        let logout = try await Self.run(["logout", "soundcloud"], home: home)
+        #expect(logout.status == 0)
+        #expect(!FileManager.default.fileExists(atPath: tokenFile))
+        let after = try await Self.run(["whoami", "soundcloud"], home: home)
+        #expect(after.status == 1)
+        #expect(after.stderr.contains("not signed in"))
+    }
+
+    @Test("login spotify: whoami prints the display name; a Spotify link plays its preview")
+    func spotifySession() async throws {
+        let home = try Home(services: [.spotify])
+        defer { home.remove() }
+        let user = ServiceStubs.uniqueUser("cli")
+        let (login, url) = try await Self.login(.spotify, home: home, user: user, arguments: ["--show-dialog"])
+        #expect(login.status == 0, "\(login.stderr)")
+        #expect(url.contains("show_dialog=true"))
+        let whoami = try await Self.run(["whoami", "spotify"], home: home)
+        #expect(whoami.stdout == "\(user)\n", "\(whoami.stderr)")
+
+        let wav = TestEnvironment.temporaryPath("sp.wav")
+        defer { try? FileManager.default.removeItem(atPath: wav) }
+        let play = try await Self.run(["--quiet", "--output", "wav:\(wav)", "spotify:track:0StrmPlyPreviewTrack01"], home: home)
+        #expect(play.status == 0, "\(play.stderr)")
+        let reference = try ReferenceAudio("cbr-44k-stereo-short.mp3")
+        #expect(try PCM.wavSamples(path: wav).samples == reference.samples)
+
+        let none = try await Self.run(["resolve", "https://open.spotify.com/track/0StrmPlyNoPreviewTrk01"], home: home)
+        #expect(none.status == 1)
+        #expect(none.stderr.contains("no preview"), "\(none.stderr)")
+    }
+
+    @Test("login spark signs in with OpenID Hybrid; whoami prints the account name")
+    func sparkSession() async throws {
+        let home = try Home(services: [.spark])
+        defer { home.remove() }
+        let (login, url) = try await Self.login(.spark, home: home, user: "streamplay-tester")
+        #expect(login.status == 0, "\(login.stderr)")
+        #expect(url.contains("openid.spark.combined_flow=true"))
+        let whoami = try await Self.run(["whoami", "spark"], home: home)
+        #expect(whoami.status == 0, "\(whoami.stderr)")
+        #expect(whoami.stdout == "StreamPlay Tester\n")
+    }
+
+    @Test("A denied sign-in exits 1 and stores nothing; an unconfigured service names its variable")
+    func refusals() async throws {
+        let home = try Home(services: [.soundcloud])
+        defer { home.remove() }
+        let (denied, _) = try await Self.login(.soundcloud, home: home, user: "cli-denied", extra: [("stub_deny", "access_denied")])
+        #expect(denied.status == 1)
+        #expect(denied.stderr.contains("denied"), "\(denied.stderr)")
+        #expect(try home.storedToken(.soundcloud) == nil)
+
+        let spotify = try await Self.run(["login", "spotify", "--no-browser"], home: home)
+        #expect(spotify.status == 1)
+        #expect(spotify.stderr.contains("STREAMPLAY_SPOTIFY_CLIENT_ID"), "\(spotify.stderr)")
+        let link = try await Self.run(["--quiet", "--output", "null", "spotify:track:0StrmPlyPreviewTrack01"], home: home)
+        #expect(link.status == 1)
+        #expect(link.stderr.contains("spotify"), "\(link.stderr)")
+        let album = try await Self.run(["resolve", "spotify:album:0StrmPlyPreviewTrack01"], home: home)
+        #expect(album.status == 1)
+        #expect(album.stderr.contains("only spotify:track"), "\(album.stderr)")
+    }
+
+    @Test("Without a session, SoundCloud links resolve with client credentials")
+    func clientCredentials() async throws {
+        let home = try Home(services: [.soundcloud])
+        defer { home.remove() }
+        let mark = try ServiceStubs.logMark()
+        let resolve = try await Self.run(["resolve", "--json", "https://on.soundcloud.com/stubFull1"], home: home)
+        #expect(resolve.status == 0, "\(resolve.stderr)")
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(resolve.stdout.utf8)) as? [String: Any])
+        #expect(object["title"] as? String == "Full Track")
+        #expect(object["format"] as? String == "progressive")
+        #expect((object["expires_in"] as? Int).map { $0 > 0 } == true)
+        let grants = try ServiceStubs.log(after: mark).compactMap { $0["grant_type"] as? String }
+        #expect(grants == ["client_credentials"])
+    }
+}
+
+/// A value set from one task and read from another.
+final class LockedBox<Value: Sendable>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value: Value
+    init(_ value: Value) { self.value = value }
+    func set(_ new: Value) { lock.withLock { value = new } }
+    func get() -> Value { lock.withLock { value } }
+}

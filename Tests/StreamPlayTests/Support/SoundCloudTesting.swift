@@ -1,0 +1,72 @@
+import Foundation
+import Logging
+import StreamPlay
+import Testing
+@testable import StreamPlayServices
+
+/// SoundCloud clients against the stand-in (scripts/service-stubs.py), signed in as the tests
+/// need them, and readers of what the stand-in saw.
+enum SoundCloudTesting {
+    /// A redirect URI that nothing listens on: the tests read the stub's Location instead.
+    static let redirectURI = "https://streamplay.example/callback"
+
+    /// A client of the stand-in, not signed in.
+    static func client(redirectURI: String = redirectURI, logger: Logger = Logger(label: "test.soundcloud"),
+                       retryPolicy: SoundCloudRetryPolicy = SoundCloudRetryPolicy(baseDelay: 0.2),
+                       store: (any TokenStore)? = nil) throws -> SoundCloudClient {
+        SoundCloudClient(configuration: try ServiceStubs.configuration(.soundcloud, redirectURI: redirectURI),
+                         store: store, logger: logger, retryPolicy: retryPolicy)
+    }
+
+    /// A client signed in as `user` (a fresh user by default) through the authorization code
+    /// flow, the browser step taken by ``ServiceStubs/browse(_:extra:)``.
+    static func signedIn(as user: String = ServiceStubs.uniqueUser("sc"), logger: Logger = Logger(label: "test.soundcloud"),
+                         retryPolicy: SoundCloudRetryPolicy = SoundCloudRetryPolicy(baseDelay: 0.2)) async throws -> SoundCloudClient {
+        let client = try client(logger: logger, retryPolicy: retryPolicy)
+        let request = await client.oauth.makeAuthorizationRequest()
+        let location = try await ServiceStubs.browse(request.url, extra: [("stub_user", user)])
+        try await client.oauth.completeAuthorization(request, redirect: location)
+        return client
+    }
+
+    /// A client holding a client-credentials token (no user).
+    static func appClient(retryPolicy: SoundCloudRetryPolicy = SoundCloudRetryPolicy(baseDelay: 0.2)) async throws -> SoundCloudClient {
+        let client = try client(retryPolicy: retryPolicy)
+        try await client.oauth.authenticateWithClientCredentials()
+        return client
+    }
+
+    /// A synthetic track id (2000000...2999999) no other test uses, for path-matched failures.
+    static func syntheticTrack() -> Int { Int.random(in: 2_000_000...2_999_999) }
+
+    /// The stand-in's upload records, oldest first.
+    static func uploads() async throws -> [[String: Any]] {
+        let response = try await HTTPClient().send(HTTPRequest(url: "\(try ServiceStubs.controlURL())/_control/uploads"))
+        try #require(response.status == 200)
+        return try #require(try JSONSerialization.jsonObject(with: Data(response.body)) as? [[String: Any]])
+    }
+
+    /// The upload record of the track titled `title`.
+    static func upload(titled title: String) async throws -> [String: Any] {
+        try #require(try await uploads().last { ($0["title"] as? String) == title }, "no upload titled \(title)")
+    }
+
+    /// A GET as a player makes it: no Authorization header unless given.
+    static func fetch(_ url: String, headers: HTTPHeaders = ["Range": "bytes=0-1023"]) async throws -> HTTPResponse {
+        try await HTTPClient().send(HTTPRequest(url: url, headers: headers))
+    }
+
+    /// A file that the stand-in takes as audio (an ID3 header, then `size` bytes), for uploads.
+    static func audioFile(size: Int = 256 * 1024) throws -> String {
+        let path = TestEnvironment.temporaryPath("upload.mp3")
+        var bytes: [UInt8] = Array("ID3".utf8) + [3, 0, 0, 0, 0, 0, 0]
+        bytes += (0..<size).map { UInt8(truncatingIfNeeded: $0 &* 31) }
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        return path
+    }
+
+    /// The log entries of SoundCloud's `host` since `mark`.
+    static func entries(after mark: Int, host: String) throws -> [[String: Any]] {
+        try ServiceStubs.log(after: mark).filter { $0["service"] as? String == "soundcloud" && $0["host"] as? String == host }
+    }
+}
