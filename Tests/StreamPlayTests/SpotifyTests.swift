@@ -305,7 +305,7 @@ struct SpotifyTests {
 
         // Retries run out: the last answer's error object, after exactly maximumAttempts tries.
         let impatient = SpotifyClient(configuration: try SpotifyTesting.configuration(.confidential, redirectURI: nil),
-                                      retryPolicy: SpotifyRetryPolicy(maximumAttempts: 3, baseDelay: 0.05))
+                                      retryPolicy: ServiceRetryPolicy(maximumAttempts: 3, baseDelay: 0.05))
         try await impatient.oauth.authenticateWithClientCredentials()
         try await ServiceStubs.fail(.spotify, status: 502, count: 3, path: "/v1/tracks")
         mark = try ServiceStubs.logMark()

@@ -17,7 +17,7 @@ import StreamPlay
 ///
 /// Every API request carries `Authorization: OAuth TOKEN`; an expired session is renewed once
 /// and the request replayed (``OAuth2Client``). HTTP 429 and 5xx answers are retried as
-/// ``SoundCloudRetryPolicy`` says. Redirects are followed only on the API's own host (with the
+/// ``ServiceRetryPolicy`` says. Redirects are followed only on the API's own host (with the
 /// header); a redirect elsewhere, as a stream's to the CDN, is returned, never followed with
 /// the token.
 public final class SoundCloudClient: Sendable {
@@ -27,7 +27,7 @@ public final class SoundCloudClient: Sendable {
     /// session events, sign-out. A confidential client authenticating with HTTP Basic.
     public let oauth: OAuth2Client
     /// How 429 and 5xx answers are retried.
-    public let retryPolicy: SoundCloudRetryPolicy
+    public let retryPolicy: ServiceRetryPolicy
     let logger: Logger
 
     /// A client; a token stored for `account` in `store` is taken up at once.
@@ -41,7 +41,7 @@ public final class SoundCloudClient: Sendable {
     public init(configuration: ServiceConfiguration, http: HTTPClient = HTTPClient(),
                 store: (any TokenStore)? = nil, account: String = "soundcloud",
                 logger: Logger = Logger(label: "streamplay.soundcloud"),
-                retryPolicy: SoundCloudRetryPolicy = SoundCloudRetryPolicy()) {
+                retryPolicy: ServiceRetryPolicy = ServiceRetryPolicy()) {
         self.configuration = configuration
         self.logger = logger
         self.retryPolicy = retryPolicy
@@ -111,35 +111,19 @@ public final class SoundCloudClient: Sendable {
     /// answer is returned whatever its status.
     private func sendRetrying(_ request: HTTPRequest,
                               uploadProgress: (@Sendable (Int64, Int64) -> Void)?) async throws(SoundCloudError) -> HTTPResponse {
-        var retry = 0
-        while true {
-            if Task.isCancelled { throw .cancelled }
+        try await retryPolicy.retrying(request, service: "SoundCloud", logger: logger, cancelled: SoundCloudError.cancelled,
+                                       resetIn: { response in
+                                           response.status == 429 ? SoundCloudErrorBody(response: response).resetTime?.timeIntervalSinceNow : nil
+                                       }) { () async throws(SoundCloudError) -> HTTPResponse in
             let response: HTTPResponse
-            do {
+            do throws(OAuth2Error) {
                 response = try await oauth.send(request, scheme: "OAuth", uploadProgress: uploadProgress)
             } catch {
                 throw SoundCloudError.from(error)
             }
             logger.debug("SoundCloud API", metadata: ["method": "\(request.method)", "url": "\(RedactedURL.describe(request.url))",
                                                       "status": "\(response.status)"])
-            guard retryPolicy.isRetryable(status: response.status, method: request.method.rawValue) else { return response }
-            let resetIn = response.status == 429 ? SoundCloudErrorBody(response: response).resetTime?.timeIntervalSinceNow : nil
-            let wait = retryPolicy.delay(retry: retry, retryAfter: response.retryAfter, resetIn: resetIn)
-            guard retry + 1 < retryPolicy.maximumAttempts, wait <= retryPolicy.maximumWait else {
-                logger.warning("SoundCloud answered HTTP \(response.status); giving up",
-                               metadata: ["url": "\(RedactedURL.describe(request.url))", "tries": "\(retry + 1)",
-                                          "wait": "\(wait)"])
-                return response
-            }
-            logger.notice("SoundCloud answered HTTP \(response.status); retrying",
-                          metadata: ["url": "\(RedactedURL.describe(request.url))", "wait": "\(wait)",
-                                     "retry": "\(retry + 1)"])
-            do {
-                try await Task.sleep(for: .milliseconds(Int((wait * 1000).rounded(.up))))
-            } catch {
-                throw .cancelled
-            }
-            retry += 1
+            return response
         }
     }
 

@@ -55,31 +55,18 @@ extension SpotifyClient {
         if !query.isEmpty { url += (url.contains("?") ? "&" : "?") + FormEncoding.encode(query) }
         let request = HTTPRequest(method: method, url: url, headers: ["Accept": "application/json"],
                                   body: body.map { .json($0.encoded()) } ?? .none)
-        var attempt = 1
-        while true {
-            let response: HTTPResponse
-            do {
-                response = try await oauth.send(request, scheme: "Bearer")
+        let response = try await retryPolicy.retrying(request, service: "Spotify", logger: logger,
+                                                      cancelled: SpotifyError.cancelled) { () async throws(SpotifyError) -> HTTPResponse in
+            do throws(OAuth2Error) {
+                return try await oauth.send(request, scheme: "Bearer")
             } catch {
                 throw SpotifyError.from(error)
             }
-            if response.isSuccess { return response }
-            if attempt < retryPolicy.maximumAttempts, retryPolicy.isRetryable(status: response.status, method: method.rawValue) {
-                let delay = retryPolicy.delay(retry: attempt - 1, retryAfter: response.retryAfter)
-                // A wait longer than the policy allows (a long rate-limit window) is not slept.
-                if delay <= retryPolicy.maximumWait {
-                    logger.notice("Spotify answered \(response.status); retrying", metadata: [
-                        "url": "\(RedactedURL.describe(url))", "attempt": "\(attempt)", "wait": "\(delay)",
-                    ])
-                    try await Self.sleep(seconds: delay)
-                    attempt += 1
-                    continue
-                }
-            }
-            let error = SpotifyError.from(response)
-            logger.debug("Spotify API error", metadata: ["url": "\(RedactedURL.describe(url))", "error": "\(error)"])
-            throw error
         }
+        if response.isSuccess { return response }
+        let error = SpotifyError.from(response)
+        logger.debug("Spotify API error", metadata: ["url": "\(RedactedURL.describe(url))", "error": "\(error)"])
+        throw error
     }
 
     private static func sleep(seconds: Double) async throws(SpotifyError) {

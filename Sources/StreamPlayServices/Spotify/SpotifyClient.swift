@@ -32,7 +32,7 @@ public actor SpotifyClient {
     /// The service's endpoints and app registration.
     public nonisolated let configuration: ServiceConfiguration
     /// How 429 and 5xx answers are retried.
-    public nonisolated let retryPolicy: SpotifyRetryPolicy
+    public nonisolated let retryPolicy: ServiceRetryPolicy
     private nonisolated let store: (any TokenStore)?
     private nonisolated let account: String
     nonisolated let logger: Logger
@@ -46,7 +46,7 @@ public actor SpotifyClient {
     ///   - account: the name the session is stored under.
     public init(configuration: ServiceConfiguration, http: HTTPClient = HTTPClient(), store: (any TokenStore)? = nil,
                 account: String = "spotify", logger: Logger = Logger(label: "streamplay.spotify"),
-                retryPolicy: SpotifyRetryPolicy = SpotifyRetryPolicy()) {
+                retryPolicy: ServiceRetryPolicy = ServiceRetryPolicy()) {
         self.configuration = configuration
         self.store = store
         self.account = account

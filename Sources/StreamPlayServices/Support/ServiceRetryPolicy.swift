@@ -1,0 +1,85 @@
+import Logging
+import StreamPlay
+
+/// How the service clients retry answers that say "not now": HTTP 429 and 5xx.
+///
+/// The wait is the server's word when it gives one (Retry-After, or a rate-limit body's reset
+/// time), else a backoff from ``baseDelay`` that doubles with each retry. A server-named wait
+/// longer than ``maximumWait`` is not slept: the caller gets its typed error at once (a daily
+/// limit does not reset in seconds). 429 and 503 are retried for every method (nothing was
+/// done); other 5xx answers only for methods that may be repeated (not POST or PATCH: the
+/// server may have acted on them).
+public struct ServiceRetryPolicy: Sendable, Equatable {
+    /// Tries in all, the first included (1: no retry).
+    public var maximumAttempts: Int
+    /// The longest wait before a retry, in seconds.
+    public var maximumWait: Double
+    /// The first backoff when the server names no wait, in seconds; doubled each retry.
+    public var baseDelay: Double
+
+    /// A policy; by default 4 tries, waits up to 30 s, backoff from 0.5 s.
+    public init(maximumAttempts: Int = 4, maximumWait: Double = 30, baseDelay: Double = 0.5) {
+        self.maximumAttempts = max(1, maximumAttempts)
+        self.maximumWait = max(0, maximumWait)
+        self.baseDelay = max(0, baseDelay)
+    }
+
+    /// No retries at all.
+    public static let never = ServiceRetryPolicy(maximumAttempts: 1)
+
+    /// Whether an answer with `status` to `method` may be retried.
+    public func isRetryable(status: Int, method: HTTPRequest.Method) -> Bool {
+        if status == 429 || status == 503 { return true }
+        guard (500...599).contains(status) else { return false }
+        return method != .post && method != .patch
+    }
+
+    /// Seconds to wait before trying again after attempt number `attempt` (from 1) was
+    /// answered `response`, or nil when the answer stands: not retryable, out of attempts, or
+    /// a wait beyond ``maximumWait``.
+    /// - Parameter resetIn: seconds until a rate limit resets, when the body said (SoundCloud's
+    ///   `reset_time`); Retry-After wins over it.
+    public func wait(after attempt: Int, response: HTTPResponse, method: HTTPRequest.Method,
+                     resetIn: Double? = nil) -> Double? {
+        guard attempt < maximumAttempts, isRetryable(status: response.status, method: method) else { return nil }
+        let wait = response.retryAfter ?? resetIn.map { max(0, $0) } ?? baseDelay * Double(1 << min(attempt - 1, 16))
+        return wait <= maximumWait ? wait : nil
+    }
+}
+
+extension ServiceRetryPolicy {
+    /// Sends `request` with `send` until the answer stands (success, an error not worth
+    /// retrying, or the policy's limits), sleeping between tries; the last answer is returned
+    /// whatever its status.
+    /// - Parameters:
+    ///   - service: the service's name, for the log.
+    ///   - cancelled: what to throw when the task is cancelled while waiting.
+    ///   - isolation: the caller's actor, which `send` runs on.
+    ///   - resetIn: seconds until a rate limit resets, read from an answer's body.
+    func retrying<Failure: Error>(_ request: HTTPRequest, service: String, logger: Logger, cancelled: Failure,
+                                  isolation: isolated (any Actor)? = #isolation,
+                                  resetIn: (HTTPResponse) -> Double? = { _ in nil },
+                                  send: () async throws(Failure) -> HTTPResponse) async throws(Failure) -> HTTPResponse {
+        var attempt = 1
+        while true {
+            if Task.isCancelled { throw cancelled }
+            let response = try await send()
+            let url = RedactedURL.describe(request.url)
+            guard let wait = wait(after: attempt, response: response, method: request.method, resetIn: resetIn(response)) else {
+                if isRetryable(status: response.status, method: request.method) {
+                    logger.warning("\(service) answered HTTP \(response.status); giving up",
+                                   metadata: ["url": "\(url)", "tries": "\(attempt)"])
+                }
+                return response
+            }
+            logger.notice("\(service) answered HTTP \(response.status); retrying",
+                          metadata: ["url": "\(url)", "wait": "\(wait)", "retry": "\(attempt)"])
+            do {
+                try await Task.sleep(for: .milliseconds(Int((wait * 1000).rounded(.up))))
+            } catch {
+                throw cancelled
+            }
+            attempt += 1
+        }
+    }
+}
