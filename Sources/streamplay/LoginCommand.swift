@@ -32,11 +32,7 @@ struct LoginCommand: AsyncParsableCommand {
     @Flag(help: "Ask the user to approve again even if they did before (Spotify's show_dialog).")
     var showDialog = false
 
-    @Option(help: "Trust the certificate authorities in this PEM file instead of the system's.")
-    var caFile: String?
-
-    @Flag(name: .shortAndLong, help: "Log what happens on stderr (never a token).")
-    var verbose = false
+    @OptionGroup var options: ServiceOptions
 
     func validate() throws {
         if let port, !(0...65535).contains(port) { throw ValidationError("--port must be from 0 to 65535.") }
@@ -44,17 +40,10 @@ struct LoginCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        LogSetup.bootstrap(verbose: verbose)
-        do {
-            try await signIn()
-        } catch {
-            StandardStream.error("streamplay: login \(service): \(error)\n")
-            throw ExitCode(1)
-        }
+        try await options.run("login \(service)") { context in try await signIn(context) }
     }
 
-    private func signIn() async throws {
-        let context = try ServiceContext(caFile: caFile)
+    private func signIn(_ context: ServiceContext) async throws {
         let configured = try context.configuration(service)
         let listener = paste ? nil : try LoopbackRedirectListener(port: port ?? Self.loopbackPort(of: configured.redirectURI) ?? 0)
         defer { listener?.close() }

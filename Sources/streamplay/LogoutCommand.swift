@@ -9,19 +9,14 @@ struct LogoutCommand: AsyncParsableCommand {
     @Argument(help: "soundcloud, spotify or spark.")
     var service: StreamingService
 
-    @Flag(name: .shortAndLong, help: "Log what happens on stderr.")
-    var verbose = false
+    @OptionGroup var options: ServiceOptions
 
     func run() async throws {
-        LogSetup.bootstrap(verbose: verbose)
-        do {
-            let context = try ServiceContext(caFile: nil)
-            let wasSignedIn = try context.store.load(account: service.rawValue) != nil
+        try await options.run("logout \(service)") { context in
+            // Whether a session was there; an unreadable one is removed all the same.
+            let wasSignedIn = (try? context.store.load(account: service.rawValue)) != nil
             try context.store.remove(account: service.rawValue)
             StandardStream.error(wasSignedIn ? "Signed out of \(service).\n" : "Not signed in to \(service).\n")
-        } catch {
-            StandardStream.error("streamplay: \(error)\n")
-            throw ExitCode(1)
         }
     }
 }

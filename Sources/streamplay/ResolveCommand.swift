@@ -15,21 +15,15 @@ struct ResolveCommand: AsyncParsableCommand {
     @Flag(help: "Print one JSON object.")
     var json = false
 
-    @Option(help: "Trust the certificate authorities in this PEM file instead of the system's.")
-    var caFile: String?
-
-    @Flag(name: .shortAndLong, help: "Log what happens on stderr.")
-    var verbose = false
+    @OptionGroup var options: ServiceOptions
 
     func run() async throws {
-        LogSetup.bootstrap(verbose: verbose)
-        let resolved: ResolvedStream
-        do {
-            resolved = try await ServiceContext(caFile: caFile).resolver().resolve(link)
-        } catch {
-            StandardStream.error("streamplay: \(error)\n")
-            throw ExitCode(1)
+        try await options.run("") { context in
+            try await show(try await context.resolver().resolve(link))
         }
+    }
+
+    private func show(_ resolved: ResolvedStream) async throws {
         var fields: [(String, JSONValue)] = [
             ("url", .string(Redaction.secrets(in: resolved.url))),
             ("format", .string(resolved.format.rawValue)),

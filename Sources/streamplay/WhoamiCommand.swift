@@ -9,23 +9,14 @@ struct WhoamiCommand: AsyncParsableCommand {
     @Argument(help: "soundcloud, spotify or spark.")
     var service: StreamingService
 
-    @Option(help: "Trust the certificate authorities in this PEM file instead of the system's.")
-    var caFile: String?
-
-    @Flag(name: .shortAndLong, help: "Log what happens on stderr.")
-    var verbose = false
+    @OptionGroup var options: ServiceOptions
 
     func run() async throws {
-        LogSetup.bootstrap(verbose: verbose)
-        do {
-            let context = try ServiceContext(caFile: caFile)
+        try await options.run("") { context in
             guard try context.store.load(account: service.rawValue) != nil else {
                 throw CommandFailure("not signed in to \(service): run `streamplay login \(service)`")
             }
             print(try await context.accountName(service))
-        } catch {
-            StandardStream.error("streamplay: \(error)\n")
-            throw ExitCode(1)
         }
     }
 }

@@ -16,16 +16,42 @@ struct CommandLineTests {
         return URL(fileURLWithPath: bundle).deletingLastPathComponent().appendingPathComponent("streamplay").path
     }
 
-    static func run(_ arguments: [String], timeout: Double = 60) async throws -> Run {
+    /// Runs streamplay with `arguments` and waits for it to exit.
+    /// - Parameters:
+    ///   - environment: the child's environment (this process's by default).
+    ///   - onFirstLine: given stdout's first line while the child runs (a login URL to follow);
+    ///     what it returns is written to the child's stdin, which is then closed. Without it,
+    ///     stdin is /dev/null.
+    static func run(_ arguments: [String], timeout: Double = 60, environment: [String: String]? = nil,
+                    onFirstLine: (@Sendable (String) async throws -> String?)? = nil) async throws -> Run {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
+        if let environment { process.environment = environment }
         let out = Pipe(), err = Pipe()
         process.standardOutput = out
         process.standardError = err
-        process.standardInput = FileHandle.nullDevice
+        let stdin = onFirstLine.map { _ in Pipe() }
+        process.standardInput = stdin ?? FileHandle.nullDevice
         try process.run()
-        async let stdout = Task.detached { out.fileHandleForReading.readDataToEndOfFile() }.value
+        let reader = out.fileHandleForReading
+        var collected = Data()
+        if let onFirstLine {
+            while !collected.contains(0x0A) {
+                let chunk = await Task.detached { reader.availableData }.value
+                if chunk.isEmpty { break }
+                collected.append(chunk)
+            }
+            var answer: String?
+            if let newline = collected.firstIndex(of: 0x0A) {
+                answer = try await onFirstLine(String(decoding: collected[..<newline], as: UTF8.self))
+            }
+            if let writer = stdin?.fileHandleForWriting {
+                if let answer { writer.write(Data(answer.utf8)) }
+                try writer.close()
+            }
+        }
+        async let stdout = Task.detached { reader.readDataToEndOfFile() }.value
         async let stderr = Task.detached { err.fileHandleForReading.readDataToEndOfFile() }.value
         let deadline = Date().addingTimeInterval(timeout)
         while process.isRunning {
@@ -35,7 +61,8 @@ struct CommandLineTests {
             }
             try await Task.sleep(for: .milliseconds(10))
         }
-        return Run(status: process.terminationStatus, stdout: String(decoding: await stdout, as: UTF8.self),
+        collected.append(await stdout)
+        return Run(status: process.terminationStatus, stdout: String(decoding: collected, as: UTF8.self),
                    stderr: String(decoding: await stderr, as: UTF8.self))
     }
 

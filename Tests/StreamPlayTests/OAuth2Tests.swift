@@ -224,4 +224,105 @@ struct OAuth2Tests {
         for secret in secrets { #expect(!everything.contains(secret), "a secret appears in the logs or errors") }
         #expect(!everything.contains("secret-password-") && !everything.contains("also-a-secret-"))
     }
+
+    // MARK: A non-standard token endpoint (the Spark stand-in's /v1/oauth2/grant)
+
+    /// Spark's grant settings on a plain OAuth2Client: JSON bodies with the secret, and, when
+    /// `spark`, the headers and refresh redirect URI its grant endpoint wants.
+    static func sparkConfiguration(redirectURI: String, spark: Bool) throws -> OAuth2Configuration {
+        var configuration = try ServiceStubs.configuration(.spark, redirectURI: redirectURI)
+            .oauth2Configuration(clientAuthentication: .formFields)
+        configuration.tokenRequestEncoding = .json
+        if spark {
+            configuration.tokenRequestHeaders = ["X-SparkApi-User-Agent": "OAuth2Tests/1.0"]
+            configuration.refreshIncludesRedirectURI = true
+        }
+        return configuration
+    }
+
+    /// A code from the Spark stand-in's /oauth2 for `redirectURI` (a loopback listener's).
+    static func sparkCode(_ listener: LoopbackRedirectListener, configuration: OAuth2Configuration) async throws -> String {
+        let request = AuthorizationRequest(configuration: configuration)
+        async let redirect = listener.waitForRedirect(timeout: 20)
+        try await ServiceStubs.browse(request.url)
+        return try request.code(from: try await redirect)
+    }
+
+    @Test("exchange(code:) without PKCE; token request headers on every grant; refresh repeats the exchange's redirect URI")
+    func exchangeWithHeadersAndRefreshRedirect() async throws {
+        let listener = try LoopbackRedirectListener()
+        // The configured redirect URI differs from the exchange's: the refresh must use the latter.
+        let configuration = try Self.sparkConfiguration(redirectURI: "http://127.0.0.1:9/configured", spark: true)
+        var authorize = configuration
+        authorize.redirectURI = listener.redirectURI
+        let code = try await Self.sparkCode(listener, configuration: authorize)
+        let client = OAuth2Client(configuration: configuration, account: "spark-direct")
+        let mark = try ServiceStubs.logMark()
+        let first = try await client.exchange(code: code, redirectURI: listener.redirectURI)
+        let second = try await client.refresh()
+        #expect(second.refreshToken != nil && second.refreshToken != first.refreshToken)
+        let grants = try ServiceStubs.log(after: mark).filter { $0["path"] as? String == "/v1/oauth2/grant" }
+        #expect(grants.map { $0["grant_type"] as? String } == ["authorization_code", "refresh_token"])
+        #expect(grants.map { $0["status"] as? Int } == [200, 200])
+        for grant in grants {
+            let headers = grant["headers"] as? [String: Any]
+            #expect(headers?["X-SparkApi-User-Agent"] as? String == "OAuth2Tests/1.0")
+            #expect(headers?["Content-Type"] as? String == "application/json")
+            let body = grant["json"] as? [String: Any]
+            #expect(body?["redirect_uri"] as? String == listener.redirectURI, "\(grant["grant_type"] ?? "?")")
+            #expect(body?["code_verifier"] == nil, "no PKCE verifier was given")
+        }
+        // After sign-out (and for a session taken up from elsewhere) the configured one is used.
+        await client.signOut()
+        await client.adopt(second)
+        let mark2 = try ServiceStubs.logMark()
+        _ = try await client.refresh()
+        let adopted = try ServiceStubs.log(after: mark2).first { $0["path"] as? String == "/v1/oauth2/grant" }
+        #expect((adopted?["json"] as? [String: Any])?["redirect_uri"] as? String == "http://127.0.0.1:9/configured")
+    }
+
+    @Test("by default a refresh sends no redirect URI and no extra header (Spark then refuses it, typed)")
+    func defaultsKeepStandardRefresh() async throws {
+        let listener = try LoopbackRedirectListener()
+        let configuration = try Self.sparkConfiguration(redirectURI: listener.redirectURI, spark: true)
+        #expect(OAuth2Configuration(clientID: "c", authorizationURL: "a", tokenURL: "t").tokenRequestHeaders.fields.isEmpty)
+        #expect(!OAuth2Configuration(clientID: "c", authorizationURL: "a", tokenURL: "t").refreshIncludesRedirectURI)
+        let code = try await Self.sparkCode(listener, configuration: configuration)
+        let session = OAuth2Client(configuration: configuration, account: "spark-direct")
+        let token = try await session.exchange(code: code, redirectURI: listener.redirectURI)
+        var plain = configuration
+        plain.refreshIncludesRedirectURI = false
+        let client = OAuth2Client(configuration: plain, account: "spark-plain")
+        await client.adopt(token)
+        let mark = try ServiceStubs.logMark()
+        await #expect(throws: OAuth2Error.tokenRequestFailed(error: "invalid_request", description: "redirect_uri is required", status: 400)) {
+            try await client.refresh()
+        }
+        let refresh = try ServiceStubs.log(after: mark).first { $0["path"] as? String == "/v1/oauth2/grant" }
+        #expect((refresh?["json"] as? [String: Any])?.keys.contains("redirect_uri") == false)
+        #expect(await client.isAuthenticated, "only invalid_grant ends a session")
+    }
+
+    @Test("a token endpoint answering a non-OAuth error body (Spark's 1016 envelope) gives a clear typed error")
+    func nonOAuthErrorBody() async throws {
+        let listener = try LoopbackRedirectListener()
+        let configuration = try Self.sparkConfiguration(redirectURI: listener.redirectURI, spark: false)
+        let code = try await Self.sparkCode(listener, configuration: configuration)
+        CapturingLogHandler.lines.withLock { $0 = [] }
+        let client = OAuth2Client(configuration: configuration, account: "spark-bare", logger: CapturingLogHandler.logger())
+        let events = client.events
+        do {
+            try await client.exchange(code: code, redirectURI: listener.redirectURI)
+            Issue.record("a grant without X-SparkApi-User-Agent was accepted")
+        } catch {
+            guard case .invalidResponse(let reason, 400) = error else { Issue.record("expected invalidResponse 400, got \(error)"); return }
+            #expect(reason.contains("code 1016") && reason.contains("X-SparkApi-User-Agent request header is required"), "\(reason)")
+            #expect(!error.description.contains(code) && !error.description.contains("spark-test-secret"))
+            var iterator = events.makeAsyncIterator()
+            #expect(await iterator.next() == .failedToGetAccessToken(error))
+        }
+        #expect(!(await client.isAuthenticated))
+        let logged = CapturingLogHandler.lines.withLock { $0 }.joined(separator: "\n")
+        #expect(logged.contains("token request failed") && !logged.contains(code) && !logged.contains("spark-test-secret"))
+    }
 }

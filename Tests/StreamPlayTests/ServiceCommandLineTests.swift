@@ -10,10 +10,12 @@ import Testing
 struct ServiceCommandLineTests {
     /// A private home for one test: config file path, state directory, service variables.
     struct Home {
-        let stateDirectory = TestEnvironment.temporaryPath("state")
+        let stateDirectory: String
         let environment: [String: String]
 
         init(services: [StreamingService] = StreamingService.allCases) throws {
+            let stateDirectory = TestEnvironment.temporaryPath("state")
+            self.stateDirectory = stateDirectory
             var environment = ProcessInfo.processInfo.environment
             environment["XDG_STATE_HOME"] = stateDirectory
             environment["STREAMPLAY_CONFIG"] = "\(stateDirectory)/no-config.json"
@@ -37,6 +39,12 @@ struct ServiceCommandLineTests {
             self.environment = environment
         }
 
+        /// The same state directory with another environment.
+        init(copying home: Home, environment: [String: String]) {
+            stateDirectory = home.stateDirectory
+            self.environment = environment
+        }
+
         /// The token stored for `service`, decrypted with the store's own key.
         func storedToken(_ service: StreamingService) throws -> OAuth2Token? {
             try EncryptedFileTokenStore(directory: "\(stateDirectory)/streamplay").load(account: service.rawValue)
@@ -45,50 +53,12 @@ struct ServiceCommandLineTests {
         func remove() { try? FileManager.default.removeItem(atPath: stateDirectory) }
     }
 
-    struct Run {
-        let status: Int32
-        let stdout: String
-        let stderr: String
-    }
+    typealias Run = CommandLineTests.Run
 
-    /// Runs streamplay with `arguments`; `onFirstLine` gets stdout's first line while it runs.
-    static func run(_ arguments: [String], home: Home, timeout: Double = 60,
-                    onFirstLine: (@Sendable (String) async throws -> Void)? = nil) async throws -> Run {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: CommandLineTests.executable)
-        process.arguments = arguments
-        process.environment = home.environment
-        let out = Pipe(), err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        let reader = out.fileHandleForReading
-        var collected = Data()
-        if let onFirstLine {
-            // Reads up to the first newline (the authorization URL), then hands it over.
-            while !collected.contains(0x0A) {
-                let chunk = await Task.detached { reader.availableData }.value
-                if chunk.isEmpty { break }
-                collected.append(chunk)
-            }
-            if let newline = collected.firstIndex(of: 0x0A) {
-                try await onFirstLine(String(decoding: collected[..<newline], as: UTF8.self))
-            }
-        }
-        async let rest = Task.detached { reader.readDataToEndOfFile() }.value
-        async let stderr = Task.detached { err.fileHandleForReading.readDataToEndOfFile() }.value
-        let deadline = Date().addingTimeInterval(timeout)
-        while process.isRunning {
-            if Date() > deadline {
-                process.terminate()
-                throw TimedOut(what: "streamplay \(arguments.joined(separator: " "))")
-            }
-            try await Task.sleep(for: .milliseconds(10))
-        }
-        collected.append(await rest)
-        return Run(status: process.terminationStatus, stdout: String(decoding: collected, as: UTF8.self),
-                   stderr: String(decoding: await stderr, as: UTF8.self))
+    /// Runs streamplay in `home`.
+    static func run(_ arguments: [String], home: Home,
+                    onFirstLine: (@Sendable (String) async throws -> String?)? = nil) async throws -> Run {
+        try await CommandLineTests.run(arguments, environment: home.environment, onFirstLine: onFirstLine)
     }
 
     /// `streamplay login SERVICE --no-browser`, the browser step done by following the printed
@@ -99,6 +69,7 @@ struct ServiceCommandLineTests {
         let run = try await run(["login", service.rawValue, "--no-browser"] + arguments, home: home) { line in
             printed.set(line)
             try await ServiceStubs.browse(line, extra: [("stub_user", user)] + extra)
+            return nil
         }
         return (run, printed.get())
     }
@@ -196,6 +167,29 @@ struct ServiceCommandLineTests {
         let whoami = try await Self.run(["whoami", "spark"], home: home)
         #expect(whoami.status == 0, "\(whoami.stderr)")
         #expect(whoami.stdout == "StreamPlay Tester\n")
+    }
+
+    @Test("login --paste takes the redirect URL pasted on stdin (a browser on another machine)")
+    func pastedRedirect() async throws {
+        let home = try Home(services: [.soundcloud])
+        defer { home.remove() }
+        // The registered redirect URI: nothing listens there; the browser's address bar has it.
+        var environment = home.environment
+        environment["STREAMPLAY_SOUNDCLOUD_REDIRECT_URI"] = "http://127.0.0.1:9/callback"
+        let pastedHome = Home(copying: home, environment: environment)
+        let user = ServiceStubs.uniqueUser("paste")
+        let printed = LockedBox<String>("")
+        let login = try await Self.run(["login", "soundcloud", "--paste"], home: pastedHome) { url in
+            printed.set(url)
+            // The browser ends on the registered URI, which does not load; its address is pasted.
+            let location = try await ServiceStubs.browse(url, extra: [("stub_user", user)], deliver: false)
+            #expect(location.hasPrefix("http://127.0.0.1:9/callback?code="))
+            return location + "\n"
+        }
+        #expect(printed.get().contains("redirect_uri=http%3A%2F%2F127.0.0.1%3A9%2Fcallback"), "\(printed.get())")
+        #expect(login.status == 0, "\(login.stderr)")
+        #expect(login.stderr.contains("as \(user)"))
+        #expect(try home.storedToken(.soundcloud) != nil)
     }
 
     @Test("A denied sign-in exits 1 and stores nothing; an unconfigured service names its variable")

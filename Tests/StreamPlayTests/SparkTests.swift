@@ -299,9 +299,13 @@ struct SparkTests {
     func refreshRotation() async throws {
         let store = InMemoryTokenStore()
         let client = try SparkTesting.client(store: store)
-        _ = try await SparkTesting.signIn(client)
+        let (_, returnURL) = try await SparkTesting.signIn(client)
         let first = try #require(await client.oauth.currentToken)
+        let mark = try ServiceStubs.logMark()
         let second = try await client.refresh()
+        let refresh = try #require(try SparkTesting.grants(after: mark, "refresh_token").first)
+        #expect((refresh["json"] as? [String: Any])?["redirect_uri"] as? String == SparkTesting.queryValue("openid.return_to", in: returnURL),
+                "a refresh repeats the sign-in's redirect URI")
         #expect(second.accessToken != first.accessToken)
         #expect(second.refreshToken != nil && second.refreshToken != first.refreshToken)
         #expect(try store.load(account: "spark") == second)
@@ -311,7 +315,11 @@ struct SparkTests {
         // A new client on the same store takes the session up and can refresh it.
         let restored = try SparkTesting.client(store: store)
         #expect(await restored.isAuthenticated)
+        let mark2 = try ServiceStubs.logMark()
         #expect(try await restored.refresh().refreshToken != second.refreshToken)
+        let restoredRefresh = try #require(try SparkTesting.grants(after: mark2, "refresh_token").first)
+        #expect((restoredRefresh["json"] as? [String: Any])?["redirect_uri"] as? String == SparkClient.defaultRedirectURI,
+                "a restored session, with no redirect URI configured, repeats SparkiOS's default")
         _ = try await restored.account()
     }
 
@@ -321,6 +329,7 @@ struct SparkTests {
         let client = try SparkTesting.client(store: store)
         _ = try await SparkTesting.signIn(client)
         let events = client.events
+        #expect(await client.openIDIdentity != nil)
         try await ServiceStubs.revokeTokens(.spark, kind: "refresh")
         try await ServiceStubs.expireTokens(.spark)
         let error = await SparkTesting.error { () async throws(SparkError) in try await client.account() }
@@ -328,18 +337,45 @@ struct SparkTests {
         guard case .authorization(.sessionExpired) = error else { Issue.record("expected sessionExpired, got \(String(describing: error))"); return }
         #expect(!(await client.isAuthenticated))
         #expect(try store.load(account: "spark") == nil)
+        #expect(await client.openIDIdentity == nil, "the ended session takes the OpenID identity with it")
+        // The failed refresh is reported, then the end of the session.
         var iterator = events.makeAsyncIterator()
-        #expect(await iterator.next() == .authenticationReset)
+        let first = await iterator.next(), second = await iterator.next()
+        if case .failedToGetAccessToken(.tokenRequestFailed("invalid_grant", _, 400))? = first {} else {
+            Issue.record("expected the failed refresh first, got \(String(describing: first))")
+        }
+        #expect(second == .authenticationReset)
         let next = await SparkTesting.error { () async throws(SparkError) in try await client.account() }
         #expect(next == .authorization(.notAuthenticated))
     }
 
+    @Test("an error envelope from the grant endpoint is a typed authorization error; the session survives")
+    func grantEnvelopeError() async throws {
+        let client = try SparkTesting.client()
+        _ = try await SparkTesting.signIn(client)
+        let before = try #require(await client.oauth.currentToken)
+        let events = client.events
+        try await ServiceStubs.fail(.spark, status: 503, path: "/v1/oauth2/grant", retryAfter: 0)
+        let error = await SparkTesting.error { () async throws(SparkError) in try await client.refresh() }
+        guard case .authorization(.invalidResponse(let reason, 503))? = error else {
+            Issue.record("expected invalidResponse with HTTP 503, got \(String(describing: error))")
+            return
+        }
+        #expect(reason.contains("code 1510") && reason.contains("The API is temporarily unavailable."), "\(reason)")
+        #expect(error?.isSessionEnded == false)
+        var iterator = events.makeAsyncIterator()
+        #expect(await iterator.next() == .failedToGetAccessToken(.invalidResponse(reason: reason, status: 503)))
+        #expect(await client.oauth.currentToken == before, "the session is kept")
+        #expect(try await client.refresh().accessToken != before.accessToken, "and renews once Spark is back")
+    }
+
     // MARK: Retries, logging, redaction
 
-    @Test("429 1550 and 503 1510 are retried honouring Retry-After; retries are capped")
+    @Test("429 and 503 retried honouring Retry-After; 500 only when the call may be repeated; limits")
     func retries() async throws {
         let client = try SparkTesting.client()
         _ = try await SparkTesting.signIn(client)
+        #expect(await client.retryPolicy == ServiceRetryPolicy())
         let mark = try ServiceStubs.logMark()
         try await ServiceStubs.fail(.spark, status: 429, path: "/v1/my/account")
         try await ServiceStubs.fail(.spark, status: 503, path: "/v1/my/account")
@@ -348,15 +384,41 @@ struct SparkTests {
         let elapsed = ContinuousClock.now - start
         #expect(elapsed >= .milliseconds(1900), "two Retry-After: 1 waits, took \(elapsed)")
         #expect(try SparkTesting.requests(to: "/v1/my/account", after: mark).map { $0["status"] as? Int } == [429, 503, 200])
-        // Give up after the policy's retries, waiting no longer than its cap.
-        await client.setRetryPolicy(SparkRetryPolicy(maximumRetries: 2, maximumDelay: 0.1))
+        // A 500 to a GET is retried after a backoff; to a POST it is not: Spark may have acted.
+        await client.setRetryPolicy(ServiceRetryPolicy(maximumAttempts: 3, maximumWait: 5, baseDelay: 0.05))
         let mark2 = try ServiceStubs.logMark()
-        try await ServiceStubs.fail(.spark, status: 503, count: 3, path: "/v1/my/account")
-        let start2 = ContinuousClock.now
+        try await ServiceStubs.fail(.spark, status: 500, path: "/v1/my/account")
+        _ = try await client.account()
+        #expect(try SparkTesting.requests(to: "/v1/my/account", after: mark2).map { $0["status"] as? Int } == [500, 200])
+        let mark3 = try ServiceStubs.logMark()
+        try await ServiceStubs.fail(.spark, status: 500, path: "/v1/contacts", method: "POST")
+        let email = "\(ServiceStubs.uniqueUser("retry"))@example.com"
+        let postError = await SparkTesting.error { () async throws(SparkError) in
+            try await client.post("/contacts", body: ["DisplayName": "Not Twice", "PrimaryEmail": .string(email)])
+        }
+        #expect(postError == .api(code: 1026, message: "An unexpected problem was encountered with the requested data.", status: 500))
+        #expect(try SparkTesting.requests(to: "/v1/contacts", after: mark3).count == 1, "a POST is not repeated after a 500")
+        // Out of attempts: the last answer is the error.
+        let mark4 = try ServiceStubs.logMark()
+        try await ServiceStubs.fail(.spark, status: 503, count: 3, path: "/v1/my/account", retryAfter: 0)
         let error = await SparkTesting.error { () async throws(SparkError) in try await client.account() }
-        #expect(ContinuousClock.now - start2 < .milliseconds(900), "Retry-After capped to 0.1 s")
         #expect(error == .api(code: 1510, message: "The API is temporarily unavailable.", status: 503))
-        #expect(try SparkTesting.requests(to: "/v1/my/account", after: mark2).count == 3, "the first try and two retries")
+        #expect(try SparkTesting.requests(to: "/v1/my/account", after: mark4).count == 3, "the first try and two retries")
+        // A Retry-After beyond the policy's longest wait is not slept: the error comes at once.
+        await client.setRetryPolicy(ServiceRetryPolicy(maximumWait: 0.5))
+        let mark5 = try ServiceStubs.logMark()
+        try await ServiceStubs.fail(.spark, status: 429, path: "/v1/my/account", retryAfter: 1)
+        let start5 = ContinuousClock.now
+        let limited = await SparkTesting.error { () async throws(SparkError) in try await client.account() }
+        #expect(ContinuousClock.now - start5 < .milliseconds(900), "no 1 s wait under a 0.5 s limit")
+        #expect(limited == .api(code: 1550, message: "Over rate limit", status: 429))
+        #expect(try SparkTesting.requests(to: "/v1/my/account", after: mark5).count == 1)
+        // Never: one try.
+        await client.setRetryPolicy(.never)
+        let mark6 = try ServiceStubs.logMark()
+        try await ServiceStubs.fail(.spark, status: 503, path: "/v1/my/account", retryAfter: 0)
+        #expect(await SparkTesting.error { () async throws(SparkError) in try await client.account() }?.code == 1510)
+        #expect(try SparkTesting.requests(to: "/v1/my/account", after: mark6).count == 1)
     }
 
     @Test("log levels map to swift-log: none, error, warning, info, debug")
@@ -373,18 +435,26 @@ struct SparkTests {
         let missing = "/listings/00000000000000000000000000"
         await client.setLogLevel(.error)
         #expect(await client.logLevel == .error)
+        #expect(await client.oauth.logLevel == .error, "the session's logger follows")
         #expect(try await lines { _ = try await client.account() }.isEmpty, "a success logs nothing at error level")
         let failed = await lines { _ = try? await client.get(missing) }
         #expect(failed.count == 1 && failed[0].hasPrefix("error Spark API call failed"), "\(failed)")
         await client.setLogLevel(.none)
         #expect(await lines { _ = try? await client.get(missing) }.isEmpty, "none logs nothing, errors included")
+        let beforeRefresh = CapturingLogHandler.lines.withLock { $0.count }
+        try await client.refresh()
+        #expect(CapturingLogHandler.lines.withLock { $0.count } == beforeRefresh, "nor the session's grants")
         await client.setLogLevel(.warning)
-        try await ServiceStubs.fail(.spark, status: 429, path: "/v1/my/account", retryAfter: 0)
-        let warned = try await lines { _ = try await client.account() }
-        #expect(warned.count == 1 && warned[0].hasPrefix("warning Spark API busy"), "\(warned)")
+        await client.setRetryPolicy(ServiceRetryPolicy(maximumAttempts: 2))
+        try await ServiceStubs.fail(.spark, status: 503, count: 2, path: "/v1/my/account", retryAfter: 0)
+        let warned = await lines { _ = try? await client.account() }
+        #expect(warned.count == 2 && warned[0].hasPrefix("warning Spark answered HTTP 503")
+                && warned[1].hasPrefix("error Spark API call failed"), "a retry is below warning; giving up is not: \(warned)")
         await client.setLogLevel(.info)
+        try await ServiceStubs.fail(.spark, status: 429, path: "/v1/my/account", retryAfter: 0)
         let info = try await lines { _ = try await client.account() }
-        #expect(info.count == 1 && info[0].hasPrefix("info Spark API call") && info[0].contains("/v1/my/account"), "\(info)")
+        #expect(info.count == 2 && info[0].hasPrefix("notice Spark answered HTTP 429")
+                && info[1].hasPrefix("info Spark API call") && info[1].contains("/v1/my/account"), "\(info)")
         await client.setLogLevel(.debug)
         let debug = try await lines { _ = try await client.get("/listings", parameters: ["_pagination": "1"]) }
         #expect(debug.contains { $0.hasPrefix("debug Spark API answer") && $0.contains("pagination=1/1") }, "\(debug)")

@@ -5,7 +5,8 @@ import StreamPlay
 /// An OAuth 2 client for one account at one server: the grants, the token's life, and requests
 /// made with it.
 ///
-/// - Grants: authorization code with PKCE (S256) and a checked `state`; refresh token (the
+/// - Grants: authorization code with PKCE (S256) and a checked `state`, or a code obtained
+///   another way (``exchange(code:redirectURI:codeVerifier:)``); refresh token (the
 ///   newest refresh token is always kept, as servers that rotate them require); client
 ///   credentials; the resource owner password grant (legacy and discouraged: the app sees the
 ///   user's password; only for services that still accept it).
@@ -13,6 +14,9 @@ import StreamPlay
 ///   (or the service's own expired-session answer); then the request is replayed. Concurrent
 ///   requests share one refresh. A refresh refused with `invalid_grant` ends the session.
 /// - Tokens go to the ``TokenStore``, if one is given, after every change.
+/// - Token requests carry ``OAuth2Configuration/tokenRequestHeaders``; an error answer that is
+///   no OAuth error object still gives ``OAuth2Error/invalidResponse(reason:status:)`` with
+///   the server's message.
 ///
 /// Nothing here logs or throws a token, a code or a secret.
 public actor OAuth2Client {
@@ -22,11 +26,15 @@ public actor OAuth2Client {
     public nonisolated let http: HTTPClient
     private let store: (any TokenStore)?
     private let account: String
-    private let logger: Logger
+    private var logger: Logger
     private let broadcaster = Broadcaster<OAuth2Event>()
     private var token: OAuth2Token?
     private var refreshing: Task<Result<OAuth2Token, OAuth2Error>, Never>?
     private var usesClientCredentials = false
+    /// The redirect URI of the last code exchange, which refreshes repeat when
+    /// ``OAuth2Configuration/refreshIncludesRedirectURI`` says so. Memory only: a session
+    /// restored from the store uses the configuration's.
+    private var exchangeRedirectURI: String?
 
     /// A client; a token stored for `account` is taken up at once.
     /// - Parameters:
@@ -56,6 +64,14 @@ public actor OAuth2Client {
     /// The current token, for inspection (its description shows no secret).
     public var currentToken: OAuth2Token? { token }
 
+    /// How much this client logs (the level of the logger it was given, until changed).
+    public var logLevel: Logger.Level { logger.logLevel }
+
+    /// Sets how much this client logs; a service client sets it along with its own.
+    public func setLogLevel(_ level: Logger.Level) {
+        logger.logLevel = level
+    }
+
     // MARK: Grants
 
     /// A new authorization request: open its `url` in a browser, then pass the redirect to
@@ -75,9 +91,25 @@ public actor OAuth2Client {
             broadcaster.send(.failedToGetAccessToken(error))
             throw error
         }
-        var fields = [("grant_type", "authorization_code"), ("code", code), ("code_verifier", request.pkce.verifier)]
-        if let redirectURI = request.redirectURI { fields.append(("redirect_uri", redirectURI)) }
-        return try await grant(fields, name: "authorization_code")
+        return try await exchange(code: code, redirectURI: request.redirectURI, codeVerifier: request.pkce.verifier)
+    }
+
+    /// Exchanges an authorization code obtained some other way (Spark's OpenID Hybrid sign-in
+    /// returns one as `openid.spark.code`) for tokens: the authorization code grant without an
+    /// ``AuthorizationRequest``. The caller has checked where the code came from.
+    /// - Parameters:
+    ///   - redirectURI: the redirect URI the code was issued for, sent as `redirect_uri`
+    ///     (nil: none sent); kept for refreshes when the configuration says so.
+    ///   - codeVerifier: the PKCE verifier, when the authorization sent a challenge.
+    @discardableResult
+    public func exchange(code: String, redirectURI: String?, codeVerifier: String? = nil) async throws(OAuth2Error) -> OAuth2Token {
+        var fields = [("grant_type", "authorization_code"), ("code", code)]
+        if let codeVerifier { fields.append(("code_verifier", codeVerifier)) }
+        if let redirectURI { fields.append(("redirect_uri", redirectURI)) }
+        let fresh = try await grant(fields, name: "authorization_code")
+        exchangeRedirectURI = redirectURI
+        usesClientCredentials = false
+        return fresh
     }
 
     /// The client credentials grant: the app's own token, no user.
@@ -88,6 +120,7 @@ public actor OAuth2Client {
         if !scopes.isEmpty { fields.append(("scope", scopes.joined(separator: " "))) }
         let token = try await grant(fields, name: "client_credentials")
         usesClientCredentials = true
+        exchangeRedirectURI = nil
         return token
     }
 
@@ -98,12 +131,16 @@ public actor OAuth2Client {
         var fields = [("grant_type", "password"), ("username", username), ("password", password)]
         let scopes = scopes ?? configuration.scopes
         if !scopes.isEmpty { fields.append(("scope", scopes.joined(separator: " "))) }
-        return try await grant(fields, name: "password")
+        let token = try await grant(fields, name: "password")
+        usesClientCredentials = false
+        exchangeRedirectURI = nil
+        return token
     }
 
     /// Takes up a token obtained elsewhere (a token swap service, another flow) and stores it.
     public func adopt(_ token: OAuth2Token) {
         set(token)
+        exchangeRedirectURI = nil
         broadcaster.send(.authenticated)
     }
 
@@ -181,9 +218,12 @@ public actor OAuth2Client {
     // MARK: Token endpoint
 
     private func performRefresh(_ refreshToken: String) async -> Result<OAuth2Token, OAuth2Error> {
+        var fields = [("grant_type", "refresh_token"), ("refresh_token", refreshToken)]
+        if configuration.refreshIncludesRedirectURI, let redirectURI = exchangeRedirectURI ?? configuration.redirectURI {
+            fields.append(("redirect_uri", redirectURI))
+        }
         do throws(OAuth2Error) {
-            return .success(try await grant([("grant_type", "refresh_token"), ("refresh_token", refreshToken)],
-                                            name: "refresh_token", previousRefreshToken: refreshToken))
+            return .success(try await grant(fields, name: "refresh_token", previousRefreshToken: refreshToken))
         } catch {
             if case .tokenRequestFailed("invalid_grant", let description, _) = error {
                 // Revoked or expired: this session cannot be renewed.
@@ -200,7 +240,7 @@ public actor OAuth2Client {
                        previousRefreshToken: String? = nil) async throws(OAuth2Error) -> OAuth2Token {
         do {
             let response = try await postToTokenEndpoint(fields)
-            var fresh = try TokenResponse.parse(response)
+            var fresh = try Self.parseToken(response)
             // A server that does not rotate sends no new refresh token: the old one still holds.
             if fresh.refreshToken == nil { fresh.refreshToken = previousRefreshToken }
             set(fresh)
@@ -214,9 +254,38 @@ public actor OAuth2Client {
         }
     }
 
+    /// The token in `response`; an error answer that is no OAuth error object (Spark's
+    /// `{"D": {...}}` envelope, for one) still names the server's message, when it has one.
+    private static func parseToken(_ response: HTTPResponse) throws(OAuth2Error) -> OAuth2Token {
+        do {
+            return try TokenResponse.parse(response)
+        } catch {
+            guard case .invalidResponse(let reason, let status) = error, !response.isSuccess,
+                  let message = serverMessage(in: response) else { throw error }
+            throw .invalidResponse(reason: "\(reason): \(message)", status: status)
+        }
+    }
+
+    /// The message of a non-OAuth error body: `{"D": {"Code", "Message"}}` (Spark),
+    /// `{"error": {"message"}}` or `{"message"}`; only that text, shortened, never the body.
+    private static func serverMessage(in response: HTTPResponse) -> String? {
+        guard let json = try? JSON(parsing: response.body) else { return nil }
+        let text: String?
+        if let envelope = json["D"], envelope.object != nil {
+            let code = envelope["Code"]?.int.map { "code \($0)" }
+            text = [code, envelope["Message"]?.string].compactMap { $0 }.joined(separator: ", ")
+        } else {
+            text = json["error"]?["message"]?.string ?? json["message"]?.string
+        }
+        guard let text, !text.isEmpty else { return nil }
+        let line = text.split(whereSeparator: \.isNewline).joined(separator: " ")
+        return line.count > 200 ? String(line.prefix(200)) + "…" : line
+    }
+
     private func postToTokenEndpoint(_ fields: [(String, String)]) async throws(OAuth2Error) -> HTTPResponse {
         var fields = fields
         var headers: HTTPHeaders = ["Accept": "application/json"]
+        for (name, value) in configuration.tokenRequestHeaders { headers.set(name, value) }
         switch configuration.clientAuthentication {
         case .basic:
             // RFC 6749 2.3.1: id and secret form-encoded before Base64.
@@ -262,6 +331,7 @@ public actor OAuth2Client {
     private func reset() {
         token = nil
         usesClientCredentials = false
+        exchangeRedirectURI = nil
         do {
             try store?.remove(account: account)
         } catch {

@@ -1,3 +1,5 @@
+import StreamPlay
+
 /// Where and how a client authorizes with one OAuth 2 server.
 public struct OAuth2Configuration: Sendable {
     /// How the client proves who it is at the token endpoint (RFC 6749 2.3).
@@ -44,13 +46,25 @@ public struct OAuth2Configuration: Sendable {
     /// A token is refreshed this many seconds before it expires, so that a request never
     /// leaves with one that runs out on the way.
     public var refreshMargin: Double
+    /// Headers sent with every request to the token endpoint (and ``refreshURL``), the code
+    /// exchange and refreshes alike: a service's own client header (Spark refuses its grant
+    /// without `X-SparkApi-User-Agent`). None by default. The client's own `Authorization`
+    /// (for ``ClientAuthentication/basic``) wins over one given here.
+    public var tokenRequestHeaders: HTTPHeaders
+    /// Whether refresh requests carry `redirect_uri`, as RFC 6749 does not ask but Spark's
+    /// grant endpoint does: the redirect URI of this client's last code exchange, else
+    /// ``redirectURI`` (a session restored from a store). False by default.
+    public var refreshIncludesRedirectURI: Bool
 
     /// A configuration; a client without a secret is public (``ClientAuthentication/none``).
+    /// The defaults are plain RFC 6749: form bodies, no extra headers, no `redirect_uri` on
+    /// refreshes.
     public init(clientID: String, clientSecret: String? = nil, authorizationURL: String, tokenURL: String,
                 redirectURI: String? = nil, scopes: [String] = [],
                 clientAuthentication: ClientAuthentication? = nil,
                 extraAuthorizationParameters: [(String, String)] = [], refreshMargin: Double = 60,
-                refreshURL: String? = nil, tokenRequestEncoding: TokenRequestEncoding = .form) {
+                refreshURL: String? = nil, tokenRequestEncoding: TokenRequestEncoding = .form,
+                tokenRequestHeaders: HTTPHeaders = [:], refreshIncludesRedirectURI: Bool = false) {
         self.clientID = clientID
         self.clientSecret = clientSecret
         self.authorizationURL = authorizationURL
@@ -62,5 +76,7 @@ public struct OAuth2Configuration: Sendable {
         self.refreshMargin = refreshMargin
         self.refreshURL = refreshURL
         self.tokenRequestEncoding = tokenRequestEncoding
+        self.tokenRequestHeaders = tokenRequestHeaders
+        self.refreshIncludesRedirectURI = refreshIncludesRedirectURI
     }
 }

@@ -91,15 +91,15 @@ enum ServiceStubs {
 
     /// Follows an authorization URL as a browser would (the stubs approve at once), adding
     /// `extra` test parameters (stub_user, stub_deny, ...); a redirect to a loopback listener is
-    /// delivered there. Returns the Location the stub sent.
+    /// delivered there unless `deliver` is false. Returns the Location the stub sent.
     @discardableResult
-    static func browse(_ url: String, extra: [(String, String)] = []) async throws -> String {
+    static func browse(_ url: String, extra: [(String, String)] = [], deliver: Bool = true) async throws -> String {
         let full = extra.isEmpty ? url : url + (url.contains("?") ? "&" : "?") + FormEncoding.encode(extra)
         let client = HTTPClient()
         let answer = try await client.send(HTTPRequest(url: full))
         try #require(answer.status == 302, "authorize answered \(answer.status): \(answer.text)")
         let location = try #require(answer.headers["Location"])
-        if location.hasPrefix("http://127.0.0.1:") {
+        if deliver, location.hasPrefix("http://127.0.0.1:") {
             _ = try await client.send(HTTPRequest(url: location))
         }
         return location
