@@ -10,12 +10,14 @@ struct PlayCommand: AsyncParsableCommand {
         commandName: "play",
         abstract: "Play MP3 streams, files and service links (the default command).",
         discussion: """
-            Inputs play in turn as one queue: each track follows the last without a gap (the
-            encoder delay and padding of LAME-tagged MP3s are removed), and one that fails is
-            skipped. HLS streams (.m3u8: VOD, live, AES-128) and .m3u/.pls playlists play too.
-            Service links (https://soundcloud.com/..., soundcloud:tracks:N, spotify:track:ID)
+            Inputs play in turn as one queue: each track follows the last without a gap (the \
+            encoder delay and padding of LAME-tagged MP3s are removed), and one that fails is \
+            skipped. HLS streams (.m3u8: VOD, live, AES-128) and .m3u/.pls playlists play too. \
+            Service links (https://soundcloud.com/..., soundcloud:tracks:N, spotify:track:ID) \
             play through the resolver: see `streamplay login` and `streamplay resolve`.
+
             Keys on a terminal: space pause/resume, ← → seek 10 s, > next, < previous, q quit.
+
             Exit status: 0 when every input played, 1 when any failed (one line on stderr each).
             """,
     )

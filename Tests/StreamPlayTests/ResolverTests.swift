@@ -74,6 +74,51 @@ struct ResolverTests {
         #expect(result.samples == (try ReferenceAudio("hls/source.mp3")).samples)
     }
 
+    /// A synthetic track whose progressive rendition is gone, so that it resolves to MP3 HLS.
+    static func resolveHLS(_ id: Int) async throws -> ResolvedStream {
+        try await ServiceStubs.fail(.soundcloud, status: 404, path: "/tracks/soundcloud:tracks:\(id)/streams/http_mp3_128")
+        let resolved = try await StreamResolver(soundCloud: try soundCloud()).resolve("soundcloud:tracks:\(id)")
+        try #require(resolved.format == .hls)
+        return resolved
+    }
+
+    @Test("An HLS playlist whose signed URL expired before playback is fetched again through the refresher")
+    func hlsExpiredBeforePlay() async throws {
+        try await ServiceStubs.configure(.soundcloud, ["cdn_expiry": 1])
+        defer { Task { try? await ServiceStubs.configure(.soundcloud, ["cdn_expiry": 300]) } }
+        let resolved = try await Self.resolveHLS(2000103)
+        try await Task.sleep(for: .milliseconds(1500))
+        try await ServiceStubs.configure(.soundcloud, ["cdn_expiry": 300])
+        let mark = try ServiceStubs.logMark()
+        let result = try await Self.play(resolved)
+        #expect(result.state == .ended)
+        #expect(result.samples == (try ReferenceAudio("hls/source.mp3")).samples)
+        let cdn = try ServiceStubs.log(after: mark).filter { $0["host"] as? String == "cdn" }.compactMap { $0["status"] as? Int }
+        #expect(cdn.first == 403 && cdn.dropFirst().allSatisfy { $0 == 200 }, "\(cdn)")
+    }
+
+    @Test("HLS segments whose signed URLs expire mid-play are renewed from a fresh playlist, without a gap")
+    func hlsSegmentsExpireWhilePlaying() async throws {
+        try await ServiceStubs.configure(.soundcloud, ["cdn_expiry": 2])
+        defer { Task { try? await ServiceStubs.configure(.soundcloud, ["cdn_expiry": 300]) } }
+        let resolved = try await Self.resolveHLS(2000104)
+        let mark = try ServiceStubs.logMark()
+        // A small ring and real-time output: later segments are fetched after their URLs expired.
+        let sink = PacedMemorySink(lead: 0.2)
+        var configuration = PlayerConfiguration(output: .custom { sink })
+        configuration.inputBufferCapacity = 32 * 1024
+        let player = Player(configuration: configuration)
+        player.play(.remote(resolved.url), length: 9, urlRefresher: resolved.refresher)
+        #expect(try await player.finish(within: 40) == .ended)
+        let reference = try ReferenceAudio("hls/source.mp3")
+        #expect(sink.samples == Array(reference.samples[0..<(9 * 44100 * 2)]), "the audio goes on where it stopped")
+        let cdn = try ServiceStubs.log(after: mark).filter { $0["host"] as? String == "cdn" }
+        let refused = cdn.filter { $0["status"] as? Int == 403 && !(($0["path"] as? String) ?? "").hasSuffix(".m3u8") }
+        let playlists = cdn.filter { (($0["path"] as? String) ?? "").hasSuffix(".m3u8") && $0["status"] as? Int == 200 }
+        #expect(!refused.isEmpty, "a segment URL expired during the test")
+        #expect(playlists.count >= 2, "the playlist was signed again: \(playlists.count)")
+    }
+
     @Test("AAC-only tracks are not playable yet; preview-only tracks resolve to a preview, said so")
     func notPlayable() async throws {
         let resolver = StreamResolver(soundCloud: try Self.soundCloud())

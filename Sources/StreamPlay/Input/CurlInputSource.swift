@@ -223,21 +223,9 @@ final class CurlInputSource: InputSource, @unchecked Sendable {
 
     /// Asks the refresher for a new URL, blocking this input thread (never the task pool).
     private func fetchFreshURL(_ refresh: @escaping @Sendable (String) async throws -> String) -> String? {
-        // Outer nil: no answer yet; inner nil: the refresher failed.
-        let result = Mutex<String??>(nil)
-        let done = ThreadSignal()
-        let expired = currentURL
-        Task {
-            let fresh = try? await refresh(expired)
-            result.withEngineLock { $0 = .some(fresh) }
-            done.signal()
+        URLRefresher(refresh: refresh).freshURL(replacing: currentURL, timeout: configuration.connectTimeout) {
+            control.stopRequested
         }
-        // Bounded, and cut short by a stop.
-        let deadline = ContinuousClock.now + .seconds(configuration.connectTimeout)
-        while result.withEngineLock({ $0 }) == nil, !control.stopRequested, ContinuousClock.now < deadline {
-            done.wait(timeout: 0.1)
-        }
-        return result.withEngineLock { $0 } ?? nil
     }
 
     private func ending(for code: CURLcode, transfer: CurlTransfer) -> Ending {

@@ -130,7 +130,7 @@ final class PlaybackSession: @unchecked Sendable {
             return FileInputSource(path: path, ring: ring, control: control)
         case .hls(let url, let playlist):
             return HLSInputSource(playlistURL: url, playlist: playlist, ring: ring, control: control,
-                                  configuration: configuration, onReconnect: onReconnect)
+                                  configuration: configuration, urlRefresher: urlRefresher, onReconnect: onReconnect)
         }
     }
 
@@ -141,10 +141,10 @@ final class PlaybackSession: @unchecked Sendable {
         let text: String
         let base: String
         switch location {
-        case .remote(let url):
+        case .remote(var url):
             let isHLSName = Self.pathOf(url).lowercased().hasSuffix(".m3u8")
             guard let kind = PlaylistParser.kind(of: url) ?? (isHLSName ? .m3u : nil) else { return [.media(location)] }
-            text = String(decoding: try fetchText(url), as: UTF8.self)
+            text = String(decoding: try fetchTextRenewing(&url), as: UTF8.self)
             if HLSPlaylistParser.isHLS(text) { return [try resolveHLS(url: url, text: text)] }
             base = url
             return try entries(text, kind: kind, base: base).map { .media($0) }
@@ -170,6 +170,22 @@ final class PlaybackSession: @unchecked Sendable {
 
     private static func pathOf(_ url: String) -> Substring {
         url.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false).first ?? Substring(url)
+    }
+
+    /// The playlist at `url`; a signed URL refused as expired (403, 410) is replaced by the
+    /// refresher's answer once.
+    private func fetchTextRenewing(_ url: inout String) throws(PlayerError) -> Data {
+        do {
+            return try fetchText(url)
+        } catch {
+            guard case .httpStatus(let status, _) = error, status == 403 || status == 410, let urlRefresher,
+                  let fresh = URLRefresher(refresh: urlRefresher).freshURL(
+                      replacing: url, timeout: configuration.connectTimeout,
+                      shouldStop: { commands.withEngineLock { $0.stopRequested } })
+            else { throw error }
+            url = fresh
+            return try fetchText(url)
+        }
     }
 
     private func fetchText(_ url: String) throws(PlayerError) -> Data {

@@ -18,7 +18,9 @@ final class HLSInputSource: InputSource, @unchecked Sendable {
     let control: InputControl
     /// The playlist as first read. For a complete (VOD) playlist this is the timeline seeks use.
     let initialPlaylist: HLSMediaPlaylist
-    private let playlistURL: String
+    /// Replaced by the refresher's answer when signed URLs expired.
+    private var playlistURL: String
+    private let urlRefresher: URLRefresher?
     private let ring: ByteRing
     private let configuration: PlayerConfiguration
     private let onReconnect: @Sendable () -> Void
@@ -46,10 +48,14 @@ final class HLSInputSource: InputSource, @unchecked Sendable {
     /// asks for at least three target durations from the end).
     private static let liveStartDistance = 3
 
+    /// - Parameter urlRefresher: gives a fresh playlist URL when a segment is refused with 403
+    ///   or 410, as signed CDN URLs are once they expire; the playlist is read again from it.
     init(playlistURL: String, playlist: HLSMediaPlaylist, ring: ByteRing, control: InputControl,
-         configuration: PlayerConfiguration, onReconnect: @escaping @Sendable () -> Void = {}) {
+         configuration: PlayerConfiguration, urlRefresher: (@Sendable (String) async throws -> String)? = nil,
+         onReconnect: @escaping @Sendable () -> Void = {}) {
         _ = CurlRequest.globalInit
         self.playlistURL = playlistURL
+        self.urlRefresher = urlRefresher.map(URLRefresher.init(refresh:))
         self.initialPlaylist = playlist
         self.playlist = playlist
         self.ring = ring
@@ -257,9 +263,11 @@ final class HLSInputSource: InputSource, @unchecked Sendable {
             }
         }
 
+        var url = segment.url
+        var renewed = false
         while true {
             guard let request = SegmentRequest(
-                url: segment.url, start: base + received, end: end, configuration: configuration,
+                url: url, start: base + received, end: end, configuration: configuration,
                 onBody: { take($0) }, shouldAbort: { [control, seenCommands] in control.hasCommands(since: seenCommands) })
             else { return .failed(.transferFailed(url: redacted, reason: "curl_easy_init failed")) }
             let code = request.perform()
@@ -285,8 +293,16 @@ final class HLSInputSource: InputSource, @unchecked Sendable {
                 }
                 return .done
             }
-            let error = request.error(for: code, url: segment.url, configuration: configuration)
+            let error = request.error(for: code, url: url, configuration: configuration)
             if request.delivered > 0 { attempts = 0 }
+            if code == CURLE_HTTP_RETURNED_ERROR, request.statusCode == 403 || request.statusCode == 410, !renewed,
+               let fresh = renewedURL(of: segment) {
+                // Signed URLs that expired: the same segment from a freshly signed playlist,
+                // at the byte it stopped (once per segment: a fresh URL refused is final).
+                renewed = true
+                url = fresh
+                continue
+            }
             guard Self.isTransient(code, status: request.statusCode, stalled: request.interruption == .stalled),
                   attempts < policy.maxAttempts else { return .failed(error) }
             attempts += 1
@@ -301,6 +317,26 @@ final class HLSInputSource: InputSource, @unchecked Sendable {
                 wake.wait(timeout: min((deadline - .now).inSeconds, 0.1))
             }
         }
+    }
+
+    /// The URL of `segment` in the playlist read again from the refresher's fresh URL, or nil.
+    private func renewedURL(of segment: HLSSegment) -> String? {
+        guard let urlRefresher else { return nil }
+        let fresh = urlRefresher.freshURL(replacing: playlistURL, timeout: configuration.connectTimeout) { [control, seenCommands] in
+            control.hasCommands(since: seenCommands)
+        }
+        guard let fresh else { return nil }
+        let previous = playlistURL
+        playlistURL = fresh
+        do {
+            try reload()
+        } catch {
+            playlistURL = previous
+            configuration.logger.warning("the refreshed playlist could not be read", metadata: ["error": "\(error)"])
+            return nil
+        }
+        configuration.logger.info("segment URLs renewed", metadata: ["playlist": "\(redactedPlaylistURL)"])
+        return playlist.segments.first { $0.sequence == segment.sequence }?.url
     }
 
     /// Whether a failed segment request is worth another try: the connection broke or stalled,

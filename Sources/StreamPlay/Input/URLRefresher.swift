@@ -1,0 +1,27 @@
+import Synchronization
+
+/// A caller's way to a fresh URL when a signed one expired (see ``Player/play(_:startingAt:length:urlRefresher:)``),
+/// asked from an engine thread.
+struct URLRefresher: Sendable {
+    let refresh: @Sendable (String) async throws -> String
+
+    /// Asks for a URL to replace `expired`, blocking this engine thread (never the task pool)
+    /// for at most `timeout` seconds, and less when `shouldStop` turns true. Nil when the
+    /// refresher failed, took too long, or a stop came.
+    func freshURL(replacing expired: String, timeout: Double, shouldStop: () -> Bool) -> String? {
+        // Outer nil: no answer yet; inner nil: the refresher failed.
+        let result = Mutex<String??>(nil)
+        let done = ThreadSignal()
+        let refresh = self.refresh
+        Task {
+            let fresh = try? await refresh(expired)
+            result.withEngineLock { $0 = .some(fresh) }
+            done.signal()
+        }
+        let deadline = ContinuousClock.now + .milliseconds(Int(timeout * 1000))
+        while result.withEngineLock({ $0 }) == nil, !shouldStop(), ContinuousClock.now < deadline {
+            done.wait(timeout: 0.1)
+        }
+        return result.withEngineLock { $0 } ?? nil
+    }
+}
