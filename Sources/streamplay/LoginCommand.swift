@@ -36,7 +36,7 @@ struct LoginCommand: AsyncParsableCommand {
 
     func validate() throws {
         if let port, !(0...65535).contains(port) { throw ValidationError("--port must be from 0 to 65535.") }
-        guard timeout > 0 else { throw ValidationError("--timeout must be more than 0.") }
+        guard timeout > 0, timeout <= 86400 else { throw ValidationError("--timeout must be from 0 to 86400 seconds.") }
     }
 
     func run() async throws {
@@ -45,7 +45,10 @@ struct LoginCommand: AsyncParsableCommand {
 
     private func signIn(_ context: ServiceContext) async throws {
         let configured = try context.configuration(service)
-        let listener = paste ? nil : try LoopbackRedirectListener(port: port ?? Self.loopbackPort(of: configured.redirectURI) ?? 0)
+        // A registered loopback redirect URI fixes the port and path; otherwise any free port.
+        let registered = Self.loopbackAddress(of: configured.redirectURI)
+        let listener = paste ? nil : try LoopbackRedirectListener(port: port ?? registered?.port ?? 0,
+                                                                  path: registered?.path ?? "/callback")
         defer { listener?.close() }
         // The registered redirect URI when pasting; the listener's own otherwise.
         let redirectURI = listener?.redirectURI ?? configured.redirectURI ?? "http://127.0.0.1:\(port ?? 8080)/callback"
@@ -78,10 +81,14 @@ struct LoginCommand: AsyncParsableCommand {
         StandardStream.error("Signed in to \(service)\(name).\n")
     }
 
-    /// The port of a `http://127.0.0.1:PORT/...` redirect URI.
-    static func loopbackPort(of redirectURI: String?) -> Int? {
-        guard let redirectURI, redirectURI.hasPrefix("http://127.0.0.1:") else { return nil }
-        let digits = redirectURI.dropFirst("http://127.0.0.1:".count).prefix { $0.isNumber }
-        return Int(digits)
+    /// The port and path of a `http://127.0.0.1:PORT/PATH` redirect URI.
+    static func loopbackAddress(of redirectURI: String?) -> (port: Int, path: String)? {
+        let prefix = "http://127.0.0.1:"
+        guard let redirectURI, redirectURI.hasPrefix(prefix) else { return nil }
+        let rest = redirectURI.dropFirst(prefix.count)
+        let digits = rest.prefix { $0.isASCII && $0.isNumber }
+        guard let port = Int(digits.prefix(6)), (1...65535).contains(port) else { return nil }
+        let path = rest.dropFirst(digits.count).prefix { $0 != "?" && $0 != "#" }
+        return (port, path.isEmpty ? "/" : String(path))
     }
 }

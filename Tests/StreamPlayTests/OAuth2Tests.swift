@@ -172,6 +172,67 @@ struct OAuth2Tests {
         }
     }
 
+    @Test("a client-credentials token stays in memory: a later run does not take it for a user's session")
+    func clientCredentialsNotStored() async throws {
+        try await OAuthTestServer.reset()
+        let store = InMemoryTokenStore()
+        let client = OAuth2Client(configuration: try OAuthTestServer.configuration(), store: store, account: "app")
+        try await client.authenticateWithClientCredentials()
+        #expect(await client.isAuthenticated)
+        #expect(try store.load(account: "app") == nil)
+    }
+
+    @Test("signing out while a refresh is under way is not undone by its answer")
+    func signOutDuringRefresh() async throws {
+        try await OAuthTestServer.reset()
+        defer { Task { try? await OAuthTestServer.reset() } }
+        let store = InMemoryTokenStore()
+        let client = OAuth2Client(configuration: try OAuthTestServer.configuration(), store: store, account: "test")
+        try await client.authenticate(username: "listener", password: try OAuthTestServer.password())
+        try await OAuthTestServer.configure([("token_delay", "1")])
+        let refresh = Task { try await client.refresh() }
+        try await Task.sleep(for: .milliseconds(300))
+        await client.signOut()
+        await #expect(throws: OAuth2Error.self) { try await refresh.value }
+        #expect(!(await client.isAuthenticated))
+        #expect(try store.load(account: "test") == nil, "the late answer was not stored")
+    }
+
+    @Test("descriptions and dumps of configurations and requests show no secret, verifier or state")
+    func noSecretsInDescriptions() throws {
+        let configuration = OAuth2Configuration(clientID: "id", clientSecret: "s3cr3t-value", authorizationURL: "http://127.0.0.1:1/a",
+                                                tokenURL: "http://127.0.0.1:1/t", redirectURI: "http://127.0.0.1:2/callback")
+        let request = AuthorizationRequest(configuration: configuration)
+        var dumped = ""
+        dump(configuration, to: &dumped)
+        dump(request, to: &dumped)
+        for text in [configuration.description, String(reflecting: configuration), request.description,
+                     String(reflecting: request), request.pkce.description, "\(request)", dumped] {
+            #expect(!text.contains("s3cr3t-value"))
+            #expect(!text.contains(request.pkce.verifier))
+            #expect(!text.contains(request.state))
+        }
+        let service = ServiceConfiguration(service: .spark, clientID: "id", clientSecret: "s3cr3t-value",
+                                           authorizationURL: "http://127.0.0.1:1/a", tokenURL: "http://127.0.0.1:1/t",
+                                           apiURL: "http://127.0.0.1:1")
+        var serviceDump = ""
+        dump(service, to: &serviceDump)
+        #expect(!serviceDump.contains("s3cr3t-value") && !String(reflecting: service).contains("s3cr3t-value"))
+    }
+
+    @Test("a server's absurd expires_in is bounded; echoed tokens are scrubbed from server messages")
+    func hostileTokenAnswers() throws {
+        let body = Array(#"{"access_token": "a", "token_type": "Bearer", "expires_in": 1e300}"#.utf8)
+        let token = try TokenResponse.parse(HTTPResponse(status: 200, body: body, url: "http://127.0.0.1:1/t"))
+        let expiresAt = try #require(token.expiresAt)
+        #expect(expiresAt.timeIntervalSinceNow <= 10 * 365 * 86400 + 1)
+        #expect(token.description.contains("expires in"))
+        #expect(OAuth2Error.timedOut(seconds: .infinity).description.contains("no authorization redirect"))
+        #expect(OAuth2Client.scrubbed("invalid code ac_Zx81kq0Pn3vW7yT2mB5 given") == "invalid code [redacted] given")
+        #expect(OAuth2Client.scrubbed("The X-SparkApi-User-Agent request header is required") ==
+                "The X-SparkApi-User-Agent request header is required")
+    }
+
     @Test("a wrong client secret or password is a typed token error")
     func wrongCredentials() async throws {
         var configuration = try OAuthTestServer.configuration()
@@ -272,12 +333,23 @@ struct OAuth2Tests {
             #expect(body?["redirect_uri"] as? String == listener.redirectURI, "\(grant["grant_type"] ?? "?")")
             #expect(body?["code_verifier"] == nil, "no PKCE verifier was given")
         }
-        // After sign-out (and for a session taken up from elsewhere) the configured one is used.
-        await client.signOut()
-        await client.adopt(second)
+        // The redirect URI is kept with the token: a later run (a client restored from the
+        // store) repeats it; a token taken up from elsewhere without one sends the configured one.
+        #expect(second.redirectURI == listener.redirectURI)
+        let store = InMemoryTokenStore()
+        try store.save(second, account: "spark-direct")
+        let restored = OAuth2Client(configuration: configuration, store: store, account: "spark-direct")
         let mark2 = try ServiceStubs.logMark()
-        _ = try await client.refresh()
-        let adopted = try ServiceStubs.log(after: mark2).first { $0["path"] as? String == "/v1/oauth2/grant" }
+        let third = try await restored.refresh()
+        let again = try ServiceStubs.log(after: mark2).first { $0["path"] as? String == "/v1/oauth2/grant" }
+        #expect((again?["json"] as? [String: Any])?["redirect_uri"] as? String == listener.redirectURI)
+        var foreign = third
+        foreign.redirectURI = nil
+        await client.signOut()
+        await client.adopt(foreign)
+        let mark3 = try ServiceStubs.logMark()
+        _ = try? await client.refresh()
+        let adopted = try ServiceStubs.log(after: mark3).first { $0["path"] as? String == "/v1/oauth2/grant" }
         #expect((adopted?["json"] as? [String: Any])?["redirect_uri"] as? String == "http://127.0.0.1:9/configured")
     }
 

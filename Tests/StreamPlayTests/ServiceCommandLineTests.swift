@@ -192,6 +192,21 @@ struct ServiceCommandLineTests {
         #expect(try home.storedToken(.soundcloud) != nil)
     }
 
+    @Test("A registered loopback redirect URI fixes the listener's port and path")
+    func registeredRedirect() async throws {
+        let base = try Home(services: [.spotify])
+        defer { base.remove() }
+        let port = try LoopbackRedirectListener().port  // free a moment ago, closed again
+        var environment = base.environment
+        environment["STREAMPLAY_SPOTIFY_REDIRECT_URI"] = "http://127.0.0.1:\(port)/spotify/callback"
+        let home = Home(copying: base, environment: environment)
+        let user = ServiceStubs.uniqueUser("reg")
+        let (login, url) = try await Self.login(.spotify, home: home, user: user)
+        #expect(login.status == 0, "\(login.stderr)")
+        #expect(url.contains("redirect_uri=http%3A%2F%2F127.0.0.1%3A\(port)%2Fspotify%2Fcallback"), "\(url)")
+        #expect(try home.storedToken(.spotify) != nil)
+    }
+
     @Test("A denied sign-in exits 1 and stores nothing; an unconfigured service names its variable")
     func refusals() async throws {
         let home = try Home(services: [.soundcloud])

@@ -223,7 +223,7 @@ final class CurlInputSource: InputSource, @unchecked Sendable {
 
     /// Asks the refresher for a new URL, blocking this input thread (never the task pool).
     private func fetchFreshURL(_ refresh: @escaping @Sendable (String) async throws -> String) -> String? {
-        URLRefresher(refresh: refresh).freshURL(replacing: currentURL, timeout: configuration.connectTimeout) {
+        URLRefresher(refresh: refresh).freshURL(replacing: currentURL, timeout: configuration.urlRefreshTimeout) {
             control.stopRequested
         }
     }
@@ -261,7 +261,8 @@ final class CurlInputSource: InputSource, @unchecked Sendable {
         case CURLE_HTTP_RETURNED_ERROR where (status == 403 || status == 410) && urlRefresher != nil
             && (resuming || !transfer.isReconnect):
             // A signed URL that expired, mid-stream or before the item's turn came: ask for a new
-            // one (a refused reconnect after a refresh is final).
+            // one. A first request refused again after a refresh is final; mid-stream, the
+            // reconnect attempts bound the asking.
             return .expired(error)
         case CURLE_HTTP_RETURNED_ERROR where status == 503:
             return transfer.retryAfter.map { .retryAfter(seconds: $0, error) } ?? .failed(error)

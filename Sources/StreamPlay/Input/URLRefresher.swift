@@ -13,15 +13,18 @@ struct URLRefresher: Sendable {
         let result = Mutex<String??>(nil)
         let done = ThreadSignal()
         let refresh = self.refresh
-        Task {
+        let task = Task {
             let fresh = try? await refresh(expired)
             result.withEngineLock { $0 = .some(fresh) }
             done.signal()
         }
-        let deadline = ContinuousClock.now + .milliseconds(Int(timeout * 1000))
+        let limit = timeout.isFinite ? min(max(timeout, 0), 3600) : 3600
+        let deadline = ContinuousClock.now + .milliseconds(Int(limit * 1000))
         while result.withEngineLock({ $0 }) == nil, !shouldStop(), ContinuousClock.now < deadline {
             done.wait(timeout: 0.1)
         }
+        // Given up (or stopped): the refresher's requests are of no use any more.
+        task.cancel()
         return result.withEngineLock { $0 } ?? nil
     }
 }

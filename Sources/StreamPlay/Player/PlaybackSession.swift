@@ -180,7 +180,7 @@ final class PlaybackSession: @unchecked Sendable {
         } catch {
             guard case .httpStatus(let status, _) = error, status == 403 || status == 410, let urlRefresher,
                   let fresh = URLRefresher(refresh: urlRefresher).freshURL(
-                      replacing: url, timeout: configuration.connectTimeout,
+                      replacing: url, timeout: configuration.urlRefreshTimeout,
                       shouldStop: { commands.withEngineLock { $0.stopRequested } })
             else { throw error }
             url = fresh

@@ -109,8 +109,10 @@ public final class Player: Sendable {
     /// - Parameter urlRefresher: asked for a fresh URL when a request is refused with 403 or
     ///   410, as a signed stream URL that expired (mid-track, or before its turn came) is;
     ///   given the expired URL, it returns the one to use (a resolver re-resolving the track).
-    ///   Playback goes on at the same byte. Asked once per refusal; a fresh URL that is refused
-    ///   too ends the item.
+    ///   Playback goes on at the same byte. At the first request it is asked once (a fresh URL
+    ///   refused too ends the item); mid-stream each refusal counts as a reconnect attempt, so
+    ///   it is asked at most `reconnect.maxAttempts` times. HLS asks it for the playlist and
+    ///   once per segment. It is given `urlRefreshTimeout` seconds and cancelled after.
     public func play(_ location: MediaLocation, startingAt startTime: Double = 0, length: Double? = nil,
                      urlRefresher: (@Sendable (String) async throws -> String)? = nil) {
         commandLock.withEngineLock { _ in

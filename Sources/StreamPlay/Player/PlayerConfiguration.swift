@@ -23,6 +23,9 @@ public struct PlayerConfiguration: Sendable {
     public var connectTimeout = 10.0
     /// Seconds without a single byte (while the buffer wants more) before a transfer fails.
     public var stallTimeout = 20.0
+    /// Seconds an input waits for a URL refresher's answer (a service re-signing an expired
+    /// URL may itself wait out a rate limit) before the expired URL's error stands.
+    public var urlRefreshTimeout = 30.0
     /// How a broken or stalled connection is resumed.
     public var reconnect = ReconnectPolicy()
     /// Redirects followed at most for one request.

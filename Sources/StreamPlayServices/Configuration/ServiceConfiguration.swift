@@ -3,7 +3,7 @@
 ///
 /// ``defaults(for:)`` holds the services' public endpoints; ``ServiceSettings`` overlays the
 /// config file and the `STREAMPLAY_<SERVICE>_*` environment variables.
-public struct ServiceConfiguration: Sendable, Equatable, CustomStringConvertible {
+public struct ServiceConfiguration: Sendable, Equatable, CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
     /// The service.
     public var service: StreamingService
     /// The app's client id (empty: not configured).
@@ -106,4 +106,10 @@ public struct ServiceConfiguration: Sendable, Equatable, CustomStringConvertible
         if let tokenRefreshURL { parts.append("refresh \(tokenRefreshURL)") }
         return "\(service)(\(parts.joined(separator: ", ")))"
     }
+
+    /// The same as ``description``: debug output must not show the secret either.
+    public var debugDescription: String { description }
+
+    /// What `dump` and the debugger show: no secret.
+    public var customMirror: Mirror { Mirror(self, children: ["description": description]) }
 }

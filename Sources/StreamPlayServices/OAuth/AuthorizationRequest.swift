@@ -2,7 +2,7 @@ import StreamPlay
 
 /// One authorization-code request: the URL for the browser, and what the client keeps to check
 /// and complete the redirect (the state and the PKCE verifier).
-public struct AuthorizationRequest: Sendable {
+public struct AuthorizationRequest: Sendable, CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
     /// Where to send the user.
     public let url: String
     /// The random `state` sent; the redirect must bring it back unchanged.
@@ -53,5 +53,17 @@ public struct AuthorizationRequest: Sendable {
         else if query.contains("://") { query = "" }
         if let hash = query.firstIndex(of: "#") { query = query[..<hash] }
         return FormEncoding.decode(query)
+    }
+
+    /// Where the request goes; not the state, the verifier or the URL's query (which holds
+    /// the state).
+    public var description: String {
+        "AuthorizationRequest(\(RedactedURL.describe(url)), redirect \(redirectURI ?? "none"))"
+    }
+    /// The same as ``description``.
+    public var debugDescription: String { description }
+    /// What `dump` shows: no state or verifier.
+    public var customMirror: Mirror {
+        Mirror(self, children: ["url": RedactedURL.describe(url), "redirectURI": redirectURI as Any])
     }
 }

@@ -81,7 +81,8 @@ public final class LoopbackRedirectListener: Sendable {
 
     /// Accepts connections until one brings the redirect; runs on its own thread.
     private func accept(timeout: Double) -> Result<String, OAuth2Error> {
-        let deadline = ContinuousClock.now + .milliseconds(Int(timeout * 1000))
+        // At most a day: a caller's huge or infinite timeout must not overflow.
+        let deadline = ContinuousClock.now + .milliseconds(Int(timeout.isFinite ? min(max(timeout, 0), 86400) * 1000 : 86_400_000))
         while true {
             let (closed, cancelled) = state.withLock { ($0.closed, $0.cancelled) }
             if closed || cancelled { return .failure(.redirectListenerFailed(reason: cancelled ? "cancelled" : "closed")) }
@@ -99,7 +100,13 @@ public final class LoopbackRedirectListener: Sendable {
                 continue
             }
             let fields = FormEncoding.decode(target.drop { $0 != "?" }.dropFirst())
-            let failed = fields.contains { $0.0 == "error" }
+            // A stray request (a browser's retry without a query, another local program) must
+            // not end the sign-in: only a redirect that carries an answer does.
+            guard fields.contains(where: { $0.0 == "code" || $0.0 == "error" || $0.0.hasPrefix("openid.") }) else {
+                Self.respond(client, status: "400 Bad Request", body: "This address only takes the sign-in redirect.")
+                continue
+            }
+            let failed = fields.contains { $0.0 == "error" || ($0.0 == "openid.mode" && $0.1 != "id_res") }
             Self.respond(client, status: "200 OK", body: failed
                 ? "Authorization was not granted. You can close this window and return to StreamPlay."
                 : "StreamPlay is signed in. You can close this window.")

@@ -34,7 +34,9 @@ public actor OAuth2Client {
     /// The redirect URI of the last code exchange, which refreshes repeat when
     /// ``OAuth2Configuration/refreshIncludesRedirectURI`` says so. Memory only: a session
     /// restored from the store uses the configuration's.
-    private var exchangeRedirectURI: String?
+    /// Counts session resets: a grant that was under way when the session was reset (signed
+    /// out) must not bring the session back.
+    private var generation = 0
 
     /// A client; a token stored for `account` is taken up at once.
     /// - Parameters:
@@ -106,8 +108,7 @@ public actor OAuth2Client {
         var fields = [("grant_type", "authorization_code"), ("code", code)]
         if let codeVerifier { fields.append(("code_verifier", codeVerifier)) }
         if let redirectURI { fields.append(("redirect_uri", redirectURI)) }
-        let fresh = try await grant(fields, name: "authorization_code")
-        exchangeRedirectURI = redirectURI
+        let fresh = try await grant(fields, name: "authorization_code", redirectURI: redirectURI)
         usesClientCredentials = false
         return fresh
     }
@@ -118,9 +119,10 @@ public actor OAuth2Client {
         var fields = [("grant_type", "client_credentials")]
         let scopes = scopes ?? configuration.scopes
         if !scopes.isEmpty { fields.append(("scope", scopes.joined(separator: " "))) }
-        let token = try await grant(fields, name: "client_credentials")
+        // The app's own token is kept in memory only: stored under the account, a later run
+        // would take it for a user's session that cannot be renewed.
+        let token = try await grant(fields, name: "client_credentials", persists: false)
         usesClientCredentials = true
-        exchangeRedirectURI = nil
         return token
     }
 
@@ -133,14 +135,13 @@ public actor OAuth2Client {
         if !scopes.isEmpty { fields.append(("scope", scopes.joined(separator: " "))) }
         let token = try await grant(fields, name: "password")
         usesClientCredentials = false
-        exchangeRedirectURI = nil
         return token
     }
 
     /// Takes up a token obtained elsewhere (a token swap service, another flow) and stores it.
     public func adopt(_ token: OAuth2Token) {
         set(token)
-        exchangeRedirectURI = nil
+        usesClientCredentials = false
         broadcaster.send(.authenticated)
     }
 
@@ -219,11 +220,13 @@ public actor OAuth2Client {
 
     private func performRefresh(_ refreshToken: String) async -> Result<OAuth2Token, OAuth2Error> {
         var fields = [("grant_type", "refresh_token"), ("refresh_token", refreshToken)]
-        if configuration.refreshIncludesRedirectURI, let redirectURI = exchangeRedirectURI ?? configuration.redirectURI {
-            fields.append(("redirect_uri", redirectURI))
+        let redirectURI = token?.redirectURI
+        if configuration.refreshIncludesRedirectURI, let sent = redirectURI ?? configuration.redirectURI {
+            fields.append(("redirect_uri", sent))
         }
         do throws(OAuth2Error) {
-            return .success(try await grant(fields, name: "refresh_token", previousRefreshToken: refreshToken))
+            return .success(try await grant(fields, name: "refresh_token", previousRefreshToken: refreshToken,
+                                            redirectURI: redirectURI, persists: !usesClientCredentials))
         } catch {
             if case .tokenRequestFailed("invalid_grant", let description, _) = error {
                 // Revoked or expired: this session cannot be renewed.
@@ -236,14 +239,21 @@ public actor OAuth2Client {
     }
 
     /// Posts a grant to the token endpoint and takes up the token it returns.
-    private func grant(_ fields: [(String, String)], name: String,
-                       previousRefreshToken: String? = nil) async throws(OAuth2Error) -> OAuth2Token {
-        do {
+    /// - Parameters:
+    ///   - redirectURI: kept with the token (the redirect URI its code was issued for).
+    ///   - persists: whether the token goes to the store.
+    private func grant(_ fields: [(String, String)], name: String, previousRefreshToken: String? = nil,
+                       redirectURI: String? = nil, persists: Bool = true) async throws(OAuth2Error) -> OAuth2Token {
+        let started = generation
+        do throws(OAuth2Error) {
             let response = try await postToTokenEndpoint(fields)
             var fresh = try Self.parseToken(response)
+            // Signed out while the request was under way: the answer must not sign in again.
+            guard generation == started else { throw OAuth2Error.notAuthenticated }
             // A server that does not rotate sends no new refresh token: the old one still holds.
             if fresh.refreshToken == nil { fresh.refreshToken = previousRefreshToken }
-            set(fresh)
+            fresh.redirectURI = redirectURI
+            set(fresh, persists: persists)
             logger.info("access token obtained", metadata: ["account": "\(account)", "grant": "\(name)", "token": "\(fresh)"])
             broadcaster.send(.authenticated)
             return fresh
@@ -278,8 +288,32 @@ public actor OAuth2Client {
             text = json["error"]?["message"]?.string ?? json["message"]?.string
         }
         guard let text, !text.isEmpty else { return nil }
-        let line = text.split(whereSeparator: \.isNewline).joined(separator: " ")
+        let line = scrubbed(text.split(whereSeparator: \.isNewline).joined(separator: " "))
         return line.count > 200 ? String(line.prefix(200)) + "…" : line
+    }
+
+    /// `text` with every token-like word (16 or more characters of the base64url, hex or JWT
+    /// alphabets, digits and letters mixed) replaced, in case a server echoes the code or
+    /// token it refused.
+    static func scrubbed(_ text: String) -> String {
+        let tokenCharacters = Set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_.~+/=")
+        var result = ""
+        var word = ""
+        func flush() {
+            let looksLikeToken = word.count >= 16 && word.contains(where: \.isNumber) && word.contains(where: \.isLetter)
+            result += looksLikeToken ? "[redacted]" : word
+            word = ""
+        }
+        for character in text {
+            if tokenCharacters.contains(character) {
+                word.append(character)
+            } else {
+                flush()
+                result.append(character)
+            }
+        }
+        flush()
+        return result
     }
 
     private func postToTokenEndpoint(_ fields: [(String, String)]) async throws(OAuth2Error) -> HTTPResponse {
@@ -319,8 +353,9 @@ public actor OAuth2Client {
         }
     }
 
-    private func set(_ new: OAuth2Token) {
+    private func set(_ new: OAuth2Token, persists: Bool = true) {
         token = new
+        guard persists else { return }
         do {
             try store?.save(new, account: account)
         } catch {
@@ -330,8 +365,8 @@ public actor OAuth2Client {
 
     private func reset() {
         token = nil
+        generation += 1
         usesClientCredentials = false
-        exchangeRedirectURI = nil
         do {
             try store?.remove(account: account)
         } catch {

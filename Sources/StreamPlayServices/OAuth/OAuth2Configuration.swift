@@ -1,7 +1,7 @@
 import StreamPlay
 
 /// Where and how a client authorizes with one OAuth 2 server.
-public struct OAuth2Configuration: Sendable {
+public struct OAuth2Configuration: Sendable, CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
     /// How the client proves who it is at the token endpoint (RFC 6749 2.3).
     public enum ClientAuthentication: Sendable, Equatable {
         /// HTTP Basic with the client id and secret (client_secret_basic), the default.
@@ -52,8 +52,8 @@ public struct OAuth2Configuration: Sendable {
     /// (for ``ClientAuthentication/basic``) wins over one given here.
     public var tokenRequestHeaders: HTTPHeaders
     /// Whether refresh requests carry `redirect_uri`, as RFC 6749 does not ask but Spark's
-    /// grant endpoint does: the redirect URI of this client's last code exchange, else
-    /// ``redirectURI`` (a session restored from a store). False by default.
+    /// grant endpoint does: the redirect URI the session's code was issued for (kept with the
+    /// token, so a later run sends it too), else ``redirectURI``. False by default.
     public var refreshIncludesRedirectURI: Bool
 
     /// A configuration; a client without a secret is public (``ClientAuthentication/none``).
@@ -78,5 +78,21 @@ public struct OAuth2Configuration: Sendable {
         self.tokenRequestEncoding = tokenRequestEncoding
         self.tokenRequestHeaders = tokenRequestHeaders
         self.refreshIncludesRedirectURI = refreshIncludesRedirectURI
+    }
+
+    /// The client id and endpoints; never the secret.
+    public var description: String {
+        "OAuth2Configuration(client \(clientID), \(clientSecret == nil ? "no secret" : "secret [redacted]"), "
+            + "authorize \(RedactedURL.describe(authorizationURL)), token \(RedactedURL.describe(tokenURL)))"
+    }
+
+    /// The same as ``description``: debug output must not show the secret either.
+    public var debugDescription: String { description }
+
+    /// What `dump` and the debugger show: no secret.
+    public var customMirror: Mirror {
+        Mirror(self, children: ["clientID": clientID, "clientSecret": clientSecret == nil ? "nil" : "[redacted]",
+                                "authorizationURL": authorizationURL, "tokenURL": tokenURL,
+                                "redirectURI": redirectURI as Any, "scopes": scopes])
     }
 }

@@ -42,7 +42,7 @@ public enum OAuth2Error: Error, Sendable, Equatable, CustomStringConvertible {
         case .invalidResponse(let reason, let status): "invalid response (HTTP \(status)): \(reason)"
         case .transport(let error): error.description
         case .redirectListenerFailed(let reason): "loopback redirect listener failed: \(reason)"
-        case .timedOut(let seconds): "no authorization redirect within \(Int(seconds)) s"
+        case .timedOut(let seconds): "no authorization redirect within \(OAuth2Token.wholeSeconds(seconds)) s"
         }
     }
 }

@@ -13,6 +13,9 @@ public struct OAuth2Token: Sendable, Codable, Equatable, CustomStringConvertible
     public var expiresAt: Date?
     /// The scopes granted, space-separated, if the server said.
     public var scope: String?
+    /// The redirect URI the session's authorization code was issued for. Kept with the token
+    /// because some services (Spark) want it again with every refresh, also in a later run.
+    public var redirectURI: String?
 
     /// A token.
     public init(accessToken: String, tokenType: String = "Bearer", refreshToken: String? = nil,
@@ -33,8 +36,14 @@ public struct OAuth2Token: Sendable, Codable, Equatable, CustomStringConvertible
     /// The token's kind and expiry; never the tokens themselves.
     public var description: String {
         var parts = ["type \(tokenType)", refreshToken == nil ? "no refresh token" : "refresh token"]
-        if let expiresAt { parts.append("expires in \(Int(expiresAt.timeIntervalSinceNow)) s") }
+        if let expiresAt { parts.append("expires in \(Self.wholeSeconds(expiresAt.timeIntervalSinceNow)) s") }
         if let scope { parts.append("scope \(scope)") }
         return "OAuth2Token(\(parts.joined(separator: ", ")))"
+    }
+
+    /// `seconds` as a whole number that cannot trap, whatever a server sent.
+    static func wholeSeconds(_ seconds: Double) -> Int {
+        guard seconds.isFinite else { return 0 }
+        return Int(max(min(seconds, 1e12), -1e12))
     }
 }

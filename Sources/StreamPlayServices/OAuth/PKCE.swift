@@ -2,7 +2,7 @@ import Crypto
 import FoundationEssentials
 
 /// Proof Key for Code Exchange (RFC 7636), S256 only: the plain method protects nothing.
-public struct PKCE: Sendable, Equatable {
+public struct PKCE: Sendable, Equatable, CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
     /// The secret kept by the client until the code is exchanged.
     public let verifier: String
     /// BASE64URL(SHA256(verifier)), sent with the authorization request.
@@ -20,6 +20,13 @@ public struct PKCE: Sendable, Equatable {
         self.verifier = verifier
         challenge = Base64URL.encode(Array(SHA256.hash(data: Array(verifier.utf8))))
     }
+
+    /// The method and challenge; never the verifier.
+    public var description: String { "PKCE(\(method), challenge \(challenge))" }
+    /// The same as ``description``.
+    public var debugDescription: String { description }
+    /// What `dump` shows: no verifier.
+    public var customMirror: Mirror { Mirror(self, children: ["method": method, "challenge": challenge]) }
 }
 
 /// Unpadded base64url (RFC 4648 §5), as PKCE and OAuth state values use.

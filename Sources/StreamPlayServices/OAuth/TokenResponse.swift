@@ -24,11 +24,18 @@ enum TokenResponse {
             }
             return OAuth2Token(accessToken: success.access_token, tokenType: success.token_type ?? "Bearer",
                                refreshToken: success.refresh_token,
-                               expiresAt: success.expires_in.map { now.addingTimeInterval($0) }, scope: success.scope)
+                               expiresAt: success.expires_in.map { now.addingTimeInterval(Self.lifetime($0)) },
+                               scope: success.scope)
         }
         if let failure = try? decoder.decode(Failure.self, from: Data(response.body)) {
             throw .tokenRequestFailed(error: failure.error, description: failure.error_description, status: response.status)
         }
         throw .invalidResponse(reason: "the token endpoint answered without an OAuth error object", status: response.status)
+    }
+
+    /// `expires_in` within reason: 0 to 10 years (a server's nonsense must not overflow dates).
+    static func lifetime(_ expiresIn: Double) -> Double {
+        guard expiresIn.isFinite else { return 0 }
+        return min(max(expiresIn, 0), 10 * 365 * 86400)
     }
 }

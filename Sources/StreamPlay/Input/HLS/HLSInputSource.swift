@@ -322,7 +322,7 @@ final class HLSInputSource: InputSource, @unchecked Sendable {
     /// The URL of `segment` in the playlist read again from the refresher's fresh URL, or nil.
     private func renewedURL(of segment: HLSSegment) -> String? {
         guard let urlRefresher else { return nil }
-        let fresh = urlRefresher.freshURL(replacing: playlistURL, timeout: configuration.connectTimeout) { [control, seenCommands] in
+        let fresh = urlRefresher.freshURL(replacing: playlistURL, timeout: configuration.urlRefreshTimeout) { [control, seenCommands] in
             control.hasCommands(since: seenCommands)
         }
         guard let fresh else { return nil }
