@@ -31,10 +31,11 @@ struct ResolveCommand: AsyncParsableCommand {
             ("preview", .string(resolved.isPreview ? "yes" : "no")),
         ]
         if let title = resolved.title { fields.append(("title", .string(title))) }
-        if let duration = resolved.duration { fields.append(("duration", .number((duration * 1000).rounded() / 1000))) }
-        if let expiresAt = resolved.expiresAt {
-            fields.append(("expires_in", .integer(max(0, Int(expiresAt.timeIntervalSinceNow.rounded())))))
+        if let duration = resolved.duration, duration.isFinite {
+            fields.append(("duration", .number((duration * 1000).rounded() / 1000)))
         }
+        // Clamped by ResolvedStream: a server's absurd expiry must not trap the conversion.
+        if let expiresIn = resolved.secondsUntilExpiry { fields.append(("expires_in", .integer(expiresIn))) }
         if json {
             StandardStream.output(JSONValue.line(Dictionary(fields, uniquingKeysWith: { $1 })) ?? "{}\n")
         } else {

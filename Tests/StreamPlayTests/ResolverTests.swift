@@ -181,4 +181,42 @@ struct ResolverTests {
             #expect(error.description.contains("streamplay login spotify"))
         }
     }
+
+    @Test("ResolvedStream clamps an absurd expiry or duration rather than trapping; no signature shown")
+    func absurdNumbers() {
+        let url = "https://cdn.example/a.mp3?Signature=secret-sig&Expires=1"
+        let far = ResolvedStream(url: url, expiresAt: Date(timeIntervalSince1970: 1e300), format: .progressive, duration: 1e300)
+        #expect(far.secondsUntilExpiry == Int(ResolvedStream.longestTime))
+        #expect(far.description.contains("expires in \(Int(ResolvedStream.longestTime)) s"), "\(far.description)")
+        #expect(far.description.contains("duration \(Int(ResolvedStream.longestTime)) s"))
+        #expect(!far.description.contains("secret-sig"))
+        let odd = ResolvedStream(url: url, expiresAt: Date(timeIntervalSince1970: .infinity), format: .progressive, duration: .nan)
+        #expect(odd.secondsUntilExpiry == Int(ResolvedStream.longestTime))
+        #expect(!odd.description.contains("duration"))
+        #expect(ResolvedStream(url: url, expiresAt: Date(timeIntervalSince1970: .nan), format: .progressive).secondsUntilExpiry == nil)
+        #expect(ResolvedStream(url: url, expiresAt: Date(timeIntervalSinceNow: -60), format: .progressive).secondsUntilExpiry == 0)
+        #expect(ResolvedStream(url: url, expiresAt: Date(timeIntervalSinceNow: 300), format: .progressive).secondsUntilExpiry.map { (299...300).contains($0) } == true)
+        #expect(ResolvedStream(url: url, format: .progressive).secondsUntilExpiry == nil)
+    }
+
+    @Test("streamplay shows only allow-listed query values, and no private SoundCloud link's token")
+    func commandLineRedaction() async throws {
+        let home = try ServiceCommandLineTests.Home(services: [])
+        defer { home.remove() }
+        let link = "https://cdn.example/a.mp3?Signature=abc&Expires=123&hdnts=exp~acl~hmac&cid=7&Key-Pair-Id=K1"
+            + "&secret_token=s-Zz9&X-Amz-Security-Token=t0k3nvalue&bare-token#frag"
+        let resolve = try await ServiceCommandLineTests.run(["resolve", "--json", link], home: home)
+        #expect(resolve.status == 0, "\(resolve.stderr)")
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(resolve.stdout.utf8)) as? [String: Any])
+        #expect(object["url"] as? String == "https://cdn.example/a.mp3?Signature=[redacted]&Expires=123&hdnts=[redacted]&cid=7"
+            + "&Key-Pair-Id=K1&secret_token=[redacted]&X-Amz-Security-Token=[redacted]&[redacted]")
+        for secret in ["abc", "hmac", "s-Zz9", "t0k3nvalue", "bare-token", "frag"] {
+            #expect(!resolve.stdout.contains(secret), "\(secret) shown")
+        }
+        let privateLink = "https://soundcloud.com/stub-artist/full-track/s-PrivAte123?secret_token=s-PrivAte123"
+        let play = try await ServiceCommandLineTests.run(["--quiet", "--output", "null", privateLink], home: home)
+        #expect(play.status != 0)
+        #expect(play.stderr.contains("https://soundcloud.com/stub-artist/full-track/s-[redacted]"), "\(play.stderr)")
+        #expect(!play.stderr.contains("PrivAte123") && !play.stdout.contains("PrivAte123"), "\(play.stderr)")
+    }
 }

@@ -111,4 +111,23 @@ struct ServiceLinkTests {
     func refuse(link: String) {
         #expect(throws: ResolverError.self) { try ServiceLink(parsing: link) }
     }
+
+    @Test("A private SoundCloud link's secret token is not shown, in the description or an error")
+    func privateLinks() throws {
+        let link = try ServiceLink(parsing: "https://soundcloud.com/stub-artist/full-track/s-AbC123xyz?secret_token=s-AbC123xyz")
+        #expect(link == .soundCloudPage("https://soundcloud.com/stub-artist/full-track/s-AbC123xyz?secret_token=s-AbC123xyz"))
+        #expect(link.description == "https://soundcloud.com/stub-artist/full-track/s-[redacted]")
+        #expect(try ServiceLink(parsing: "https://m.soundcloud.com/a/b/s-Q1w2E3/").description == "https://m.soundcloud.com/a/b/s-[redacted]/")
+        #expect(ServiceLink.hidingSecretTokens(in: "https://soundcloud.com:443/a/s-X9?x=1#y") == "https://soundcloud.com:443/a/s-[redacted]?x=1#y")
+        // Not a secret token: a slug with more dashes, or another host.
+        #expect(ServiceLink.hidingSecretTokens(in: "https://soundcloud.com/s-club-7/reach") == "https://soundcloud.com/s-club-7/reach")
+        #expect(ServiceLink.hidingSecretTokens(in: "https://example.com/a/s-AbC123") == "https://example.com/a/s-AbC123")
+        #expect(ServiceLink.hidingSecretTokens(in: "https://notsoundcloud.com/a/s-AbC123") == "https://notsoundcloud.com/a/s-AbC123")
+        do {
+            _ = try ServiceLink(parsing: "https://soundcloud.com/?secret_token=s-AbC123xyz")
+            Issue.record("a link without a path was accepted")
+        } catch {
+            #expect(!error.description.contains("AbC123xyz"), "\(error)")
+        }
+    }
 }

@@ -318,8 +318,8 @@ struct SparkTests {
         let mark2 = try ServiceStubs.logMark()
         #expect(try await restored.refresh().refreshToken != second.refreshToken)
         let restoredRefresh = try #require(try SparkTesting.grants(after: mark2, "refresh_token").first)
-        #expect((restoredRefresh["json"] as? [String: Any])?["redirect_uri"] as? String == SparkClient.defaultRedirectURI,
-                "a restored session, with no redirect URI configured, repeats SparkiOS's default")
+        #expect((restoredRefresh["json"] as? [String: Any])?["redirect_uri"] as? String == SparkTesting.queryValue("openid.return_to", in: returnURL),
+                "a restored session repeats the sign-in's redirect URI, stored with the token")
         _ = try await restored.account()
     }
 
@@ -500,5 +500,46 @@ struct SparkTests {
             #expect(!errors.contains { $0.contains(secret) }, "a secret in an error")
         }
         #expect(!(try ServiceStubs.logText()).contains("spark-test-secret"))
+    }
+
+    // MARK: Origins and descriptions
+
+    @Test("a full URL off the API's origin is refused before any request (the token goes to the API only)")
+    func offOriginURLRefused() async throws {
+        let client = try SparkTesting.client()
+        _ = try await SparkTesting.signIn(client)
+        let api = try ServiceStubs.value(.spark, "API_URL")
+        var otherPort = try #require(URLComponents(string: api))
+        otherPort.port = (otherPort.port ?? 80) == 65535 ? 1 : (otherPort.port ?? 80) + 1
+        let elsewhere = [
+            "https://evil.example/v1/my/account?token=leak-me",
+            "HTTPS://EVIL.example/v1/my/account",
+            try ServiceStubs.value(.soundcloud, "API_URL") + "/v1/my/account",
+            try #require(otherPort.string) + "/my/account",
+            api.replacingOccurrences(of: "://", with: "://someone@") + "/my/account",
+            api.replacingOccurrences(of: "http://", with: "https://") + "/my/account",
+        ]
+        let mark = try ServiceStubs.logMark()
+        for url in elsewhere {
+            let error = await SparkTesting.error { () async throws(SparkError) in try await client.get(url) }
+            guard case .invalidRequest(let reason)? = error else { Issue.record("\(url): \(String(describing: error))"); continue }
+            #expect(reason.contains("not on the API's origin") && !reason.contains("leak-me"), "\(reason)")
+        }
+        #expect(try ServiceStubs.logMark() == mark, "no request left the client")
+        // The API's own origin, as a full URL, is fine.
+        #expect(try await client.get(api + "/my/account").count == 1)
+    }
+
+    @Test("an OpenID request's description, debug description and dump do not show its state")
+    func openIDRequestDescription() throws {
+        let client = try SparkTesting.client()
+        let request = client.makeOpenIDRequest(returnTo: "http://127.0.0.1:9/callback")
+        #expect(request.url.contains(request.state), "the URL carries the state")
+        var dumped = ""
+        dump(request, to: &dumped)
+        for text in [String(describing: request), String(reflecting: request), dumped] {
+            #expect(!text.contains(request.state), "\(text)")
+            #expect(text.contains("Hybrid") || text.contains("true"), "\(text)")
+        }
     }
 }

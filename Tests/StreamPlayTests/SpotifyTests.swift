@@ -444,6 +444,56 @@ struct SpotifyTests {
             #expect(message.contains("No active device"))
         }
     }
+
+    // MARK: Hostile numbers
+
+    /// Queues one 429 for /v1/tracks with a Retry-After of 10^30 seconds (a JSON integer, which
+    /// the stand-in takes and JSONSerialization would write as a float).
+    static func failWithHugeRetryAfter() async throws {
+        let body = #"{"service": "spotify", "status": 429, "count": 1, "path": "/v1/tracks", "retry_after": 1000000000000000000000000000000}"#
+        let response = try await HTTPClient().send(HTTPRequest(method: .post, url: "\(try ServiceStubs.controlURL())/_control/fail",
+                                                               body: .json(Array(body.utf8))))
+        try #require(response.status == 200, "\(response.text)")
+    }
+
+    @Test("a Retry-After of 1e30 traps nothing: not slept by default; an unbounded policy sleeps until cancelled")
+    func hugeRetryAfter() async throws {
+        let configuration = try SpotifyTesting.configuration(.confidential, redirectURI: nil)
+        let client = SpotifyClient(configuration: configuration)
+        try await client.oauth.authenticateWithClientCredentials()
+        try await Self.failWithHugeRetryAfter()
+        let error = await SpotifyTesting.error { try await client.track(SpotifyTesting.previewTrack) }
+        #expect(error == .rateLimited(retryAfter: 1e30), "\(String(describing: error))")
+        #expect(error?.description.hasSuffix("retry after \(Int(ServiceRetryPolicy.longestSleep)) s") == true)
+
+        let patient = SpotifyClient(configuration: configuration, retryPolicy: ServiceRetryPolicy(maximumWait: .infinity))
+        try await patient.oauth.authenticateWithClientCredentials()
+        try await Self.failWithHugeRetryAfter()
+        let mark = try ServiceStubs.logMark()
+        let call = Task { try await patient.track(SpotifyTesting.previewTrack) }
+        try await Task.sleep(for: .milliseconds(500))
+        call.cancel()
+        let outcome = await call.result
+        guard case .failure(let failure) = outcome else { Issue.record("the call went on: \(outcome)"); return }
+        #expect(failure as? SpotifyError == .cancelled, "\(failure)")
+        #expect(try SpotifyTesting.log(after: mark, host: "api").map { $0["status"] as? Int } == [429], "one try, then the (clamped) sleep")
+        #expect(ServiceRetryPolicy.sleepDuration(.infinity) == .seconds(ServiceRetryPolicy.longestSleep))
+        #expect(ServiceRetryPolicy.sleepDuration(.nan) == .zero && ServiceRetryPolicy.sleepDuration(-5) == .zero)
+        #expect(ServiceRetryPolicy.sleepDuration(1.5) == .milliseconds(1500))
+    }
+
+    @Test("seek(toOffset:) refuses negative, infinite and NaN positions with a typed error, before any request")
+    func invalidSeek() async throws {
+        let client = SpotifyClient(configuration: try SpotifyTesting.configuration(.confidential, redirectURI: nil))
+        let mark = try ServiceStubs.logMark()
+        for seconds in [-1, .infinity, -.infinity, 1e300, SpotifyClient.longestSeek + 1] {
+            await #expect(throws: SpotifyError.invalidSeekPosition(seconds: seconds)) { try await client.seek(toOffset: seconds) }
+        }
+        let nan = await SpotifyTesting.error { try await client.seek(toOffset: .nan) }
+        guard case .invalidSeekPosition(let seconds)? = nan, seconds.isNaN else { Issue.record("\(String(describing: nan))"); return }
+        #expect(nan?.description.contains("cannot seek") == true)
+        #expect(try SpotifyTesting.log(after: mark).isEmpty, "no request for an impossible position")
+    }
 }
 
 extension Array {

@@ -20,8 +20,10 @@ public struct ResolvedStream: Sendable, CustomStringConvertible {
     public var service: StreamingService?
     /// Whether this is only a preview (a 30-second excerpt) of the track.
     public var isPreview: Bool
-    /// Gives a fresh URL when ``url`` has expired (the Player's URL refresher hook: it asks on
-    /// a 403 or 410 when a dropped stream is resumed). Nil when the URL does not expire.
+    /// Gives a fresh URL when ``url`` has expired: the Player's URL refresher hook. The Player
+    /// asks it whenever the server answers 403 or 410: at the first request (a URL that expired
+    /// before playback started), when a dropped stream is resumed, and, for HLS, when the
+    /// playlist or a segment is refused. Nil when the URL does not expire.
     public var refresher: (@Sendable (String) async throws -> String)?
 
     /// A resolved stream.
@@ -39,13 +41,25 @@ public struct ResolvedStream: Sendable, CustomStringConvertible {
         self.refresher = refresher
     }
 
+    /// Whole seconds until ``expiresAt`` (0 once passed), or nil when it is not known. Clamped,
+    /// so a date a server put centuries away (or a non-finite one) cannot trap.
+    public var secondsUntilExpiry: Int? {
+        guard let expiresAt else { return nil }
+        let left = expiresAt.timeIntervalSinceNow
+        guard !left.isNaN else { return nil }
+        return Int(min(max(left, 0), Self.longestTime).rounded())
+    }
+
+    /// The largest number of seconds shown (about 31 years); larger values are clamped to it.
+    static let longestTime: Double = 1e9
+
     /// The URL without its query (where signatures are), and what is known about the stream.
     public var description: String {
         var parts = [url.contains("://") ? RedactedURL.describe(url) : url, "format \(format)"]
         if let service { parts.append("service \(service)") }
         if let title { parts.append("title \"\(title)\"") }
-        if let duration { parts.append("duration \(Int(duration.rounded())) s") }
-        if let expiresAt { parts.append("expires in \(max(0, Int(expiresAt.timeIntervalSinceNow))) s") }
+        if let duration, duration.isFinite { parts.append("duration \(Int(min(max(duration, 0), Self.longestTime).rounded())) s") }
+        if let secondsUntilExpiry { parts.append("expires in \(secondsUntilExpiry) s") }
         if isPreview { parts.append("preview") }
         return parts.joined(separator: ", ")
     }

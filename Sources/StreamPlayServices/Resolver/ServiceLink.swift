@@ -25,7 +25,7 @@ public enum ServiceLink: Sendable, Equatable, CustomStringConvertible {
         if lowered.hasPrefix("soundcloud:") {
             let parts = link.split(separator: ":", omittingEmptySubsequences: false)
             guard parts.count == 3, parts[1] == "tracks", !parts[2].isEmpty, parts[2].allSatisfy(Self.isDigit) else {
-                throw .unsupportedLink(link, reason: "only soundcloud:tracks:N URNs name something playable")
+                throw .unsupportedLink(Self.shown(link), reason: "only soundcloud:tracks:N URNs name something playable")
             }
             self = .soundCloudTrack(urn: "soundcloud:tracks:\(parts[2])")
             return
@@ -33,16 +33,16 @@ public enum ServiceLink: Sendable, Equatable, CustomStringConvertible {
         if lowered.hasPrefix("spotify:") {
             let parts = link.split(separator: ":", omittingEmptySubsequences: false)
             guard parts.count == 3, parts[1] == "track" else {
-                throw .unsupportedLink(link, reason: "only spotify:track:ID URIs are playable (albums, playlists and episodes are not)")
+                throw .unsupportedLink(Self.shown(link), reason: "only spotify:track:ID URIs are playable (albums, playlists and episodes are not)")
             }
-            guard Self.isSpotifyID(parts[2]) else { throw .unsupportedLink(link, reason: "a Spotify id has 22 letters and digits") }
+            guard Self.isSpotifyID(parts[2]) else { throw .unsupportedLink(Self.shown(link), reason: "a Spotify id has 22 letters and digits") }
             self = .spotifyTrack(id: String(parts[2]))
             return
         }
         guard let schemeEnd = link.range(of: "://") else {
             if link.contains(":"), !link.hasPrefix("/"), !link.hasPrefix("."),
                let scheme = link.split(separator: ":").first, scheme.allSatisfy({ $0.isLetter }), scheme.count > 1 {
-                throw .unsupportedLink(link, reason: "unknown scheme \"\(scheme)\"")
+                throw .unsupportedLink(Self.shown(link), reason: "unknown scheme \"\(scheme)\"")
             }
             self = .direct(link)
             return
@@ -60,23 +60,23 @@ public enum ServiceLink: Sendable, Equatable, CustomStringConvertible {
         }
         switch host {
         case "soundcloud.com", "www.soundcloud.com", "m.soundcloud.com", "on.soundcloud.com":
-            guard !segments.isEmpty else { throw .unsupportedLink(link, reason: "a SoundCloud link names a track or a user") }
+            guard !segments.isEmpty else { throw .unsupportedLink(Self.shown(link), reason: "a SoundCloud link names a track or a user") }
             self = .soundCloudPage(link)
         case "api.soundcloud.com":
             guard segments.count >= 2, segments[0] == "tracks" else {
-                throw .unsupportedLink(link, reason: "only api.soundcloud.com/tracks/ID is playable")
+                throw .unsupportedLink(Self.shown(link), reason: "only api.soundcloud.com/tracks/ID is playable")
             }
             let id = FormEncoding.percentDecode(segments[1])
             if id.allSatisfy(Self.isDigit) { self = .soundCloudTrack(urn: "soundcloud:tracks:\(id)") }
             else if id.hasPrefix("soundcloud:tracks:") { self = .soundCloudTrack(urn: id) }
-            else { throw .unsupportedLink(link, reason: "\(segments[1]) is not a track id") }
+            else { throw .unsupportedLink(Self.shown(link), reason: "\(segments[1]) is not a track id") }
         case "open.spotify.com", "play.spotify.com":
             // /track/ID, also with a locale segment first (/intl-de/track/ID).
             let named = segments.first?.hasPrefix("intl-") == true ? Array(segments.dropFirst()) : segments
             guard named.count >= 2, named[0] == "track" else {
-                throw .unsupportedLink(link, reason: "only Spotify track links are playable (albums, playlists and episodes are not)")
+                throw .unsupportedLink(Self.shown(link), reason: "only Spotify track links are playable (albums, playlists and episodes are not)")
             }
-            guard Self.isSpotifyID(Substring(named[1])) else { throw .unsupportedLink(link, reason: "a Spotify id has 22 letters and digits") }
+            guard Self.isSpotifyID(Substring(named[1])) else { throw .unsupportedLink(Self.shown(link), reason: "a Spotify id has 22 letters and digits") }
             self = .spotifyTrack(id: named[1])
         default:
             self = .direct(link)
@@ -92,14 +92,44 @@ public enum ServiceLink: Sendable, Equatable, CustomStringConvertible {
         }
     }
 
-    /// The link, safe to show (no query: signed URLs carry their signature there).
+    /// The link, safe to show (no query: signed URLs carry their signature there; a private
+    /// SoundCloud link's secret token hidden).
     public var description: String {
         switch self {
-        case .soundCloudPage(let link): RedactedURL.describe(link)
+        case .soundCloudPage(let link): Self.hidingSecretTokens(in: RedactedURL.describe(link))
         case .soundCloudTrack(let urn): urn
         case .spotifyTrack(let id): "spotify:track:\(id)"
-        case .direct(let link): link.contains("://") ? RedactedURL.describe(link) : link
+        case .direct(let link): Self.shown(link)
         }
+    }
+
+    /// `url` with the secret token of a private SoundCloud link (a path segment `s-XXXXX`, as in
+    /// `soundcloud.com/user/track/s-AbC123`) replaced by `s-[redacted]`, on soundcloud.com and
+    /// its subdomains; anything else is returned as it is. The query is left alone (a
+    /// `secret_token` there must be redacted by the caller, as ``description`` drops the query).
+    public static func hidingSecretTokens(in url: String) -> String {
+        guard let schemeEnd = url.range(of: "://") else { return url }
+        let rest = url[schemeEnd.upperBound...]
+        let authority = rest.prefix { $0 != "/" && $0 != "?" && $0 != "#" }
+        var host = authority.split(separator: "@").last.map { $0.lowercased() } ?? ""
+        if let colon = host.lastIndex(of: ":") { host = String(host[..<colon]) }
+        guard host == "soundcloud.com" || host.hasSuffix(".soundcloud.com") else { return url }
+        let pathStart = authority.endIndex
+        let pathEnd = url[pathStart...].firstIndex { $0 == "?" || $0 == "#" } ?? url.endIndex
+        let segments = url[pathStart..<pathEnd].split(separator: "/", omittingEmptySubsequences: false)
+        let hidden = segments.map { isSecretToken($0) ? "s-[redacted]" : String($0) }
+        return String(url[..<pathStart]) + hidden.joined(separator: "/") + String(url[pathEnd...])
+    }
+
+    /// `link` as an error may show it: a URL without user info, query and fragment, and with no
+    /// secret token; anything else as it is.
+    static func shown(_ link: String) -> String {
+        link.contains("://") ? hidingSecretTokens(in: RedactedURL.describe(link)) : link
+    }
+
+    /// A private link's secret token: `s-` and letters and digits.
+    static func isSecretToken(_ segment: Substring) -> Bool {
+        segment.count > 2 && segment.hasPrefix("s-") && segment.dropFirst(2).allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber) }
     }
 
     static func isDigit(_ character: Character) -> Bool { character.isASCII && character.isNumber }

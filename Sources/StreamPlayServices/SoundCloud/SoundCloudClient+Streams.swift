@@ -11,7 +11,8 @@ extension SoundCloudClient {
     /// its API URL's redirect resolved to the signed CDN URL. The OAuth header goes to the API
     /// only, never to the CDN.
     ///
-    /// A rendition the API refuses (404) is skipped for the next one.
+    /// A rendition the API refuses (404) is skipped for the next one; a rendition URL already on
+    /// the CDN (off the API's origin) is played as it is, without the token.
     /// - Parameter allowPreview: take a preview clip when the whole track cannot be streamed.
     /// - Throws: ``SoundCloudError/notPlayableYet(title:renditions:)`` when the track streams
     ///   only as AAC; ``SoundCloudError/previewOnly(title:)`` when only a preview exists and
@@ -71,13 +72,21 @@ extension SoundCloudClient {
     }
 
     /// The signed CDN URL an API stream URL redirects to; the redirect is read, not followed, so
-    /// the OAuth header never reaches the CDN.
+    /// the OAuth header never reaches the CDN. A rendition URL already off the API's origin (a
+    /// CDN URL that carries its own signature) is that URL: it is not fetched, and never with
+    /// the token.
     func signedURL(_ apiURL: String) async throws(SoundCloudError) -> String {
+        if URLOrigin.hasScheme(apiURL), !isOnAPIHost(apiURL) {
+            logger.debug("stream rendition already off the API host; used as it is",
+                         metadata: ["url": "\(RedactedURL.describe(apiURL))"])
+            return apiURL
+        }
         let response = try await perform(.get, apiURL, accept: "*/*")
         guard response.status >= 300, response.status < 400,
               let location = response.headers["Location"] ?? response.json["location"]?.string else {
             throw .invalidResponse(reason: "the stream endpoint \(RedactedURL.describe(apiURL)) did not redirect", status: response.status)
         }
-        return Self.absolute(location, base: apiURL)
+        // Relative to the URL that answered (a same-origin redirect may have been followed).
+        return Self.absolute(location, base: URLOrigin.hasScheme(response.url) ? response.url : configuration.apiURL(apiURL))
     }
 }

@@ -129,42 +129,27 @@ public final class SoundCloudClient: Sendable {
 
     // MARK: URLs
 
-    /// The URL of `resource` with `query` appended.
+    /// The URL of `resource` with `query` appended, refused when it is off the API's origin
+    /// (it would receive the token).
     private func makeURL(_ resource: String, query: [(String, String)]) throws(SoundCloudError) -> String {
-        let lowered = resource.lowercased()
-        var url: String
-        if lowered.hasPrefix("http://") || lowered.hasPrefix("https://") {
-            guard isOnAPIHost(resource) else {
-                throw .invalidRequest(reason: "\(RedactedURL.describe(resource)) is not on the API host; the token is sent only there")
-            }
-            url = resource
-        } else {
-            url = configuration.apiURL(resource)
+        var url = URLOrigin.hasScheme(resource) ? resource : configuration.apiURL(resource)
+        guard isOnAPIHost(url) else {
+            throw .invalidRequest(reason: "\(RedactedURL.describe(url)) is not on the API host; the token is sent only there")
         }
         if !query.isEmpty { url += (url.contains("?") ? "&" : "?") + FormEncoding.encode(query) }
         return url
     }
 
-    /// Whether `url` is on the API's origin (scheme, host and port).
+    /// Whether `url` is on the API's origin (scheme, host and port; a default port is the same
+    /// as none).
     func isOnAPIHost(_ url: String) -> Bool {
-        guard let origin = Self.origin(of: url) else { return false }
-        return origin == Self.origin(of: configuration.apiURL)
+        guard let origin = URLOrigin(url) else { return false }
+        return origin == URLOrigin(configuration.apiURL)
     }
 
-    /// `scheme://host[:port]`, lowercased.
-    static func origin(of url: String) -> String? {
-        guard let schemeEnd = url.range(of: "://") else { return nil }
-        let rest = url[schemeEnd.upperBound...]
-        let authority = rest.prefix { $0 != "/" && $0 != "?" && $0 != "#" }
-        guard !authority.isEmpty, !authority.contains("@") else { return nil }
-        return (url[..<schemeEnd.upperBound] + authority).lowercased()
-    }
-
-    /// `location` made absolute against `base` (Location may be a path).
+    /// `location` made absolute against `base` (Location may be a path or `//host/path`).
     static func absolute(_ location: String, base: String) -> String {
-        if location.contains("://") { return location }
-        guard let origin = origin(of: base) else { return location }
-        return location.hasPrefix("/") ? origin + location : origin + "/" + location
+        URLOrigin.absolute(location, base: base)
     }
 
     private static func decoded(_ response: HTTPResponse) -> SoundCloudResponse {

@@ -43,7 +43,7 @@ public enum SoundCloudError: Error, Sendable, Equatable, CustomStringConvertible
         case .api(let body): "SoundCloud API error: \(body)"
         case .rateLimited(let resetTime, let retryAfter):
             "SoundCloud rate limit reached" + (resetTime.map { "; resets at \($0)" } ?? "")
-                + (retryAfter.map { "; retry after \(Int($0.rounded(.up))) s" } ?? "")
+                + (retryAfter.map { "; retry after \(ServiceRetryPolicy.wholeSeconds($0)) s" } ?? "")
         case .notFound(let body): "not found on SoundCloud: \(body.message)"
         case .forbidden(let body): "SoundCloud refused access (HTTP 403): \(body.message)"
         case .notPlayableYet(let title, let renditions):

@@ -37,11 +37,17 @@ public struct SoundCloudStream: Sendable, Equatable, CustomStringConvertible {
         self.duration = duration
     }
 
-    /// The `Expires` query parameter of a signed URL (Unix seconds, possibly with a fraction).
+    /// How far from now an `Expires` may be to be believed: a signed URL lives minutes, so a
+    /// date decades away (or not a number at all) is not an expiry.
+    static let plausibleExpiry: Double = 10 * 365 * 86400
+
+    /// The `Expires` query parameter of a signed URL (Unix seconds, possibly with a fraction),
+    /// or nil when there is none or it is not a finite time within ten years of now.
     public static func expiry(of url: String) -> Date? {
         guard let query = url.firstIndex(of: "?") else { return nil }
         let fields = FormEncoding.decode(url[url.index(after: query)...].prefix { $0 != "#" })
-        guard let text = fields.first(where: { $0.0 == "Expires" })?.1, let seconds = Double(text) else { return nil }
+        guard let text = fields.first(where: { $0.0 == "Expires" })?.1, let seconds = Double(text), seconds.isFinite,
+              abs(seconds - Date().timeIntervalSince1970) <= plausibleExpiry else { return nil }
         return Date(timeIntervalSince1970: seconds)
     }
 

@@ -2,14 +2,19 @@ import FoundationEssentials
 
 /// SoundCloud's timestamps, `yyyy/MM/dd HH:mm:ss +0000` (also with `-` between the date parts).
 enum SoundCloudTimestamp {
-    /// The date `text` names, or nil when it is not in that form.
+    /// The years accepted: anything outside is not a SoundCloud timestamp, and a huge year
+    /// would overflow the day arithmetic.
+    static let years = 1970...9999
+
+    /// The date `text` names, or nil when it is not in that form (or its year is outside
+    /// ``years``).
     static func parse(_ text: String) -> Date? {
         let parts = text.split(whereSeparator: { $0 == " " || $0 == "/" || $0 == "-" || $0 == ":" || $0 == "T" || $0 == "Z" })
         guard parts.count >= 6 else { return nil }
         let numbers = parts.prefix(6).compactMap { Int($0) }
         guard numbers.count == 6 else { return nil }
         let (year, month, day, hour, minute, second) = (numbers[0], numbers[1], numbers[2], numbers[3], numbers[4], numbers[5])
-        guard (1...12).contains(month), (1...31).contains(day), (0...23).contains(hour),
+        guard years.contains(year), (1...12).contains(month), (1...31).contains(day), (0...23).contains(hour),
               (0...59).contains(minute), (0...60).contains(second) else { return nil }
         var offset = 0
         let zone = text.split(separator: " ").last ?? ""

@@ -4,7 +4,8 @@ extension SparkClient {
     /// An OpenID sign-in request at Spark's OpenID endpoint (``ServiceConfiguration/openIDURL``).
     /// - Parameters:
     ///   - hybrid: also ask for an OAuth 2 code (Spark's Hybrid flow), so the API can be called
-    ///     after sign-in; false for plain OpenID (identity and attributes only).
+    ///     after sign-in and the sign-in is proven; false for plain OpenID (identity and
+    ///     attributes only, unverified: not for authorization).
     ///   - attributes: the attribute exchange attributes to ask for (none: no AX).
     ///   - returnTo: where Spark sends the browser back (a loopback listener's URI); a Hybrid
     ///     code is exchanged with exactly this redirect URI.
@@ -18,6 +19,11 @@ extension SparkClient {
 
     /// Reads the URL Spark returned to (state checked first), and for a Hybrid request
     /// exchanges its `openid.spark.code` at the grant endpoint.
+    ///
+    /// - Important: Only the Hybrid flow's code exchange proves the sign-in. A plain OpenID
+    ///   return is not verified (no `check_authentication`, no `openid.sig` check): its
+    ///   identity and attributes are unproven, for display only, and must not be trusted for
+    ///   authorization. See ``SparkOpenIDResult``.
     /// - Parameter returnURL: the full URL the browser was sent back to, or its query.
     /// - Throws: ``SparkError/authorization(_:)`` (state mismatch, refused grant),
     ///   ``SparkError/openIDCancelled``, ``SparkError/openIDFailed(message:)``,

@@ -2,7 +2,8 @@ import Logging
 import StreamPlay
 
 extension SparkClient {
-    /// GET `path` (`/my/account`, `/v1/listings`, or a full URL) and return `Results`.
+    /// GET `path` (`/my/account`, `/v1/listings`, or a full URL on the API's origin) and
+    /// return `Results`.
     public func get(_ path: String, parameters: [String: String] = [:]) async throws(SparkError) -> [JSON] {
         try await api(.get, path, parameters: parameters)
     }
@@ -25,12 +26,14 @@ extension SparkClient {
     /// Any call (SparkiOS's `api:httpMethod:parameters:`): `Results` of the answer's envelope.
     /// - Parameters:
     ///   - path: relative to the API URL (`/my/account`; a leading `/v1` is accepted too), or
-    ///     a full URL.
+    ///     a full URL on the API URL's origin (scheme, host and port).
     ///   - parameters: query parameters (`_limit`, `_page`, `_filter`, ...).
     ///   - body: the attributes to send, wrapped as `{"D": body}` (a body that already is
     ///     `{"D": ...}` is sent as it is).
     /// - Throws: ``SparkError/api(code:message:status:)`` with Spark's code, message and the
-    ///   HTTP status; ``SparkError/authorization(_:)`` when there is no session (or it ended).
+    ///   HTTP status; ``SparkError/authorization(_:)`` when there is no session (or it ended);
+    ///   ``SparkError/invalidRequest(reason:)``, before any request, for a URL off the API's
+    ///   origin (it would receive the session's token).
     public func api(_ method: HTTPRequest.Method, _ path: String, parameters: [String: String] = [:],
                     body: JSON? = nil) async throws(SparkError) -> [JSON] {
         try await apiResponse(method, path, parameters: parameters, body: body).results
@@ -40,7 +43,7 @@ extension SparkClient {
     /// `_pagination=1`) and the HTTP status.
     public func apiResponse(_ method: HTTPRequest.Method, _ path: String, parameters: [String: String] = [:],
                             body: JSON? = nil) async throws(SparkError) -> SparkResponse {
-        var request = HTTPRequest(method: method, url: url(for: path, parameters: parameters))
+        var request = HTTPRequest(method: method, url: try url(for: path, parameters: parameters))
         if let body { request.body = .json(Self.envelope(body).encoded()) }
         let location = RedactedURL.describe(request.url)
         do {
@@ -64,11 +67,16 @@ extension SparkClient {
     }
 
     /// The URL of `path` with `parameters` (sorted, so URLs are stable).
-    nonisolated func url(for path: String, parameters: [String: String]) -> String {
+    /// - Throws: ``SparkError/invalidRequest(reason:)`` when it is off the API URL's origin:
+    ///   the session's token goes to the API only.
+    nonisolated func url(for path: String, parameters: [String: String]) throws(SparkError) -> String {
         var path = path
         // SparkiOS's commands omit /v1, which the API URL has; accept both.
         if configuration.apiURL.hasSuffix("/v1"), path.hasPrefix("/v1/") { path = String(path.dropFirst(3)) }
-        let base = configuration.apiURL(path)
+        let base = URLOrigin.hasScheme(path) ? path : configuration.apiURL(path)
+        guard let origin = URLOrigin(base), origin == URLOrigin(configuration.apiURL) else {
+            throw .invalidRequest(reason: "\(RedactedURL.describe(base)) is not on the API's origin; the token is sent only there")
+        }
         guard !parameters.isEmpty else { return base }
         let query = FormEncoding.encode(parameters.sorted { $0.key < $1.key }.map { ($0.key, $0.value) })
         return base + (base.contains("?") ? "&" : "?") + query

@@ -37,6 +37,8 @@ public actor SparkClient {
     /// How 429 and 5xx answers to API calls are retried.
     public private(set) var retryPolicy = ServiceRetryPolicy()
     /// The OpenID identity of the last OpenID or Hybrid sign-in (SparkiOS kept it as `openId`).
+    /// After a plain OpenID sign-in it is unverified (see ``SparkOpenIDResult``): not for
+    /// authorization.
     public internal(set) var openIDIdentity: String?
 
     /// A client; a session stored for `account` is taken up at once.
@@ -57,7 +59,8 @@ public actor SparkClient {
 
     /// Spark's OAuth 2 settings: the grant at ``ServiceConfiguration/tokenURL``, JSON bodies
     /// with the client id and secret, `X-SparkApi-User-Agent`, and `redirect_uri` on refreshes
-    /// (the sign-in's; for a restored session the configured one, else SparkiOS's default).
+    /// (the sign-in's, kept with the token, so a restored session repeats it too; else the
+    /// configured one, else SparkiOS's default).
     static func oauth2Configuration(_ configuration: ServiceConfiguration, userAgent: String) -> OAuth2Configuration {
         var settings = configuration.oauth2Configuration(redirectURI: configuration.redirectURI ?? defaultRedirectURI,
                                                          clientAuthentication: .formFields)

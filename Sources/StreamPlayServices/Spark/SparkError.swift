@@ -18,6 +18,9 @@ public enum SparkError: Error, Sendable, Equatable, CustomStringConvertible {
     case authorization(OAuth2Error)
     /// An answer that is not a Spark envelope (not JSON, no `D`).
     case invalidResponse(reason: String, status: Int)
+    /// The call was refused before any request: its URL is off the API's origin (scheme, host
+    /// and port), where the session's token must not go.
+    case invalidRequest(reason: String)
     /// No answer: the network failed or the task was cancelled.
     case transport(HTTPClientError)
 
@@ -44,6 +47,7 @@ public enum SparkError: Error, Sendable, Equatable, CustomStringConvertible {
         case .invalidOpenIDResponse(let reason): "invalid Spark OpenID response: \(reason)"
         case .authorization(let error): "Spark authorization failed: \(error)"
         case .invalidResponse(let reason, let status): "invalid Spark API response (HTTP \(status)): \(reason)"
+        case .invalidRequest(let reason): "invalid Spark API request: \(reason)"
         case .transport(let error): error.description
         }
     }

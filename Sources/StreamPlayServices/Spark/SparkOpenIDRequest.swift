@@ -5,7 +5,10 @@ import StreamPlay
 ///
 /// Make one with ``SparkClient/makeOpenIDRequest(hybrid:attributes:returnTo:)`` and pass the
 /// URL the browser was sent back to to ``SparkClient/completeOpenID(_:returnURL:)``.
-public struct SparkOpenIDRequest: Sendable {
+///
+/// Its description, debug description and mirror leave out ``state`` and the URL's query (which
+/// carries it): the state is what ties the return to this sign-in.
+public struct SparkOpenIDRequest: Sendable, CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
     /// OpenID 2.0's namespace.
     static let openIDNamespace = "http://specs.openid.net/auth/2.0"
     /// Attribute exchange 1.0's namespace.
@@ -13,7 +16,8 @@ public struct SparkOpenIDRequest: Sendable {
 
     /// Where to send the user.
     public let url: String
-    /// The random `openid.spark.state` sent; the return must bring it back unchanged.
+    /// The random `openid.spark.state` sent; the return must bring it back unchanged. A secret
+    /// of this sign-in: do not log it.
     public let state: String
     /// The `openid.return_to` sent; a Hybrid code is exchanged with exactly this redirect URI.
     public let returnTo: String
@@ -47,5 +51,23 @@ public struct SparkOpenIDRequest: Sendable {
         }
         let separator = openIDURL.contains("?") ? "&" : "?"
         url = openIDURL + separator + FormEncoding.encode(parameters)
+    }
+
+    /// `SparkOpenIDRequest(Hybrid|OpenID, OpenID URL without its query, return to, attributes)`;
+    /// no state.
+    public var description: String {
+        "SparkOpenIDRequest(\(hybrid ? "Hybrid" : "OpenID"), \(RedactedURL.describe(url)), "
+            + "return to \(RedactedURL.describe(returnTo)), attributes \(attributes.map(\.alias).joined(separator: ","))"
+            + ")"
+    }
+
+    /// The same as ``description``: no state.
+    public var debugDescription: String { description }
+
+    /// Everything but the state, URLs without their queries, so `dump` shows no secret.
+    public var customMirror: Mirror {
+        Mirror(self, children: ["url": RedactedURL.describe(url), "returnTo": RedactedURL.describe(returnTo),
+                                "hybrid": hybrid, "attributes": attributes.map(\.alias)],
+               displayStyle: .struct)
     }
 }

@@ -1,5 +1,12 @@
 /// A completed Spark OpenID (or Hybrid) sign-in: who the user is, the attributes Spark sent,
 /// and whether an OAuth 2 session for the API came with it.
+///
+/// - Important: Only the Hybrid flow proves the sign-in: its code was exchanged with the
+///   client's secret at Spark's grant endpoint (``hasAPISession`` is true). The plain OpenID
+///   identity is NOT verified: this client makes no `check_authentication` call and checks no
+///   `openid.sig`, so ``identity``, ``claimedID``, ``sparkID`` and ``attributes`` of a plain
+///   OpenID return are what the browser brought back and anyone could forge them. Show them,
+///   but never trust them for authorization (to decide who the user is, or what they may do).
 public struct SparkOpenIDResult: Sendable, Equatable {
     /// `openid.identity`: the user's OpenID identifier at Spark.
     public let identity: String

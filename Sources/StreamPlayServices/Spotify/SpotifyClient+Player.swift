@@ -59,9 +59,16 @@ extension SpotifyClient {
     }
 
     /// Seeks to `seconds` into the current track (the SDK's `seekToOffset`).
+    /// - Throws: ``SpotifyError/invalidSeekPosition(seconds:)`` before any request when
+    ///   `seconds` is negative, not a number, infinite, or beyond ``longestSeek``.
     public func seek(toOffset seconds: Double, deviceID: String? = nil) async throws(SpotifyError) {
-        try await seek(toMilliseconds: Int((max(0, seconds) * 1000).rounded()), deviceID: deviceID)
+        guard seconds.isFinite, seconds >= 0, seconds <= Self.longestSeek else { throw .invalidSeekPosition(seconds: seconds) }
+        try await seek(toMilliseconds: Int((seconds * 1000).rounded()), deviceID: deviceID)
     }
+
+    /// The furthest ``seek(toOffset:deviceID:)`` goes, in seconds (a year: longer than any
+    /// track, well within `Int` milliseconds).
+    public static let longestSeek: Double = 365 * 86400
 
     /// What the player is doing, or nil when no device is active (HTTP 204).
     public func playbackState() async throws(SpotifyError) -> SpotifyPlaybackState? {

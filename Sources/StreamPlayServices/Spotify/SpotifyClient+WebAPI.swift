@@ -68,12 +68,4 @@ extension SpotifyClient {
         logger.debug("Spotify API error", metadata: ["url": "\(RedactedURL.describe(url))", "error": "\(error)"])
         throw error
     }
-
-    private static func sleep(seconds: Double) async throws(SpotifyError) {
-        do {
-            try await Task.sleep(for: .milliseconds(Int((seconds * 1000).rounded(.up))))
-        } catch {
-            throw .cancelled
-        }
-    }
 }

@@ -30,6 +30,9 @@ public enum SpotifyError: Error, Sendable, Equatable, CustomStringConvertible {
     case noPreview(trackID: String, name: String)
     /// A session string that cannot be read: another key, altered text, or not a session.
     case invalidSession(reason: String)
+    /// A seek position that is not a time in a track: negative, not a number, infinite, or
+    /// beyond ``SpotifyClient/longestSeek``.
+    case invalidSeekPosition(seconds: Double)
     /// Signing in or renewing the session failed otherwise.
     case oauth(OAuth2Error)
     /// No response: the network failed.
@@ -48,7 +51,7 @@ public enum SpotifyError: Error, Sendable, Equatable, CustomStringConvertible {
         case .noActiveDevice(let message):
             "no active Spotify device (open Spotify on a device, or pick one with its id): \(message)"
         case .rateLimited(let retryAfter):
-            "Spotify rate limit reached" + (retryAfter.map { "; retry after \(Int($0.rounded(.up))) s" } ?? "")
+            "Spotify rate limit reached" + (retryAfter.map { "; retry after \(ServiceRetryPolicy.wholeSeconds($0)) s" } ?? "")
         case .cancelledByUser: "Spotify sign-in was cancelled by the user"
         case .sessionExpired(let description):
             "the Spotify session expired; sign in again" + (description.map { " (\($0))" } ?? "")
@@ -58,6 +61,8 @@ public enum SpotifyError: Error, Sendable, Equatable, CustomStringConvertible {
         case .noPreview(let trackID, let name):
             "\"\(name)\" (spotify:track:\(trackID)) has no preview; Spotify plays full tracks only in its own player"
         case .invalidSession(let reason): "invalid Spotify session string: \(reason)"
+        case .invalidSeekPosition(let seconds):
+            "cannot seek to \(seconds) s: a position is a finite number of seconds from 0 up to \(Int(SpotifyClient.longestSeek)) s"
         case .oauth(let error): "Spotify sign-in: \(error)"
         case .transport(let error): "Spotify request failed: \(error)"
         case .cancelled: "the Spotify request was cancelled"

@@ -24,6 +24,10 @@ public struct ServiceRetryPolicy: Sendable, Equatable {
         self.baseDelay = max(0, baseDelay)
     }
 
+    /// The longest single sleep, in seconds (about 31 years): a longer wait (an infinite
+    /// ``maximumWait`` and a huge Retry-After) sleeps this long, as `Duration` cannot hold more.
+    static let longestSleep: Double = 1e9
+
     /// No retries at all.
     public static let never = ServiceRetryPolicy(maximumAttempts: 1)
 
@@ -75,11 +79,27 @@ extension ServiceRetryPolicy {
             logger.notice("\(service) answered HTTP \(response.status); retrying",
                           metadata: ["url": "\(url)", "wait": "\(wait)", "retry": "\(attempt)"])
             do {
-                try await Task.sleep(for: .milliseconds(Int((wait * 1000).rounded(.up))))
+                try await Task.sleep(for: Self.sleepDuration(wait))
             } catch {
                 throw cancelled
             }
             attempt += 1
         }
+    }
+}
+
+extension ServiceRetryPolicy {
+    /// `seconds` as a sleep: NaN and negatives are no wait, anything beyond ``longestSleep``
+    /// (infinity included) is that, so no server number can trap the conversion.
+    static func sleepDuration(_ seconds: Double) -> Duration {
+        guard !seconds.isNaN, seconds > 0 else { return .zero }
+        return .milliseconds(Int64((min(seconds, longestSleep) * 1000).rounded(.up)))
+    }
+
+    /// `seconds` rounded up to whole seconds for a message, clamped to 0...``longestSleep``
+    /// (a server's Retry-After of 1e30 or infinity must not trap an `Int` conversion).
+    static func wholeSeconds(_ seconds: Double) -> Int {
+        guard !seconds.isNaN, seconds > 0 else { return 0 }
+        return Int(min(seconds, longestSleep).rounded(.up))
     }
 }
