@@ -78,7 +78,9 @@ public struct SpotifySession: Sendable, Equatable, Codable, CustomStringConverti
     public var description: String { "SpotifySession(\(token))" }
 
     /// Binds the ciphertext to its purpose: a string sealed for something else does not open.
-    private static let associatedData = Data("streamplay.spotify.session.v1".utf8)
+    /// A computed value rather than a stored `Data` global: LeakSanitizer reports a global's
+    /// heap-backed `Data` as leaked.
+    private static var associatedData: [UInt8] { Array("streamplay.spotify.session.v1".utf8) }
 
     /// Unpadded base64url (RFC 4648 §5) to bytes; nil for any other character.
     private static func decodeBase64URL(_ text: String) -> Data? {
