@@ -15,7 +15,9 @@ enum BackgroundThread {
         }
     }
 
-    static func start(name: String, _ body: @escaping @Sendable () -> Void) {
+    /// Starts `body` on a new thread; false when no thread could be made (`body` does not run).
+    @discardableResult
+    static func start(name: String, _ body: @escaping @Sendable () -> Void) -> Bool {
         let box = Unmanaged.passRetained(Box(name, body)).toOpaque()
         var thread = pthread_t()
         let result = pthread_create(&thread, nil, { raw in
@@ -26,8 +28,9 @@ enum BackgroundThread {
         }, box)
         guard result == 0 else {
             Unmanaged<Box>.fromOpaque(box).release()
-            return
+            return false
         }
         pthread_detach(thread)
+        return true
     }
 }

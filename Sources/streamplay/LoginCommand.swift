@@ -71,9 +71,14 @@ struct LoginCommand: AsyncParsableCommand {
         if let listener {
             redirect = try await listener.waitForRedirect(timeout: timeout)
         } else {
-            guard let line = readLine(strippingNewline: true), !line.isEmpty else {
-                throw CommandFailure("no redirect URL on stdin")
+            // stdin blocks: read it on a thread of its own, not on the cooperative pool.
+            let pasted = await withCheckedContinuation { (continuation: CheckedContinuation<String?, Never>) in
+                let started = BackgroundThread.start(name: "sp-paste") {
+                    continuation.resume(returning: readLine(strippingNewline: true))
+                }
+                if !started { continuation.resume(returning: nil) }
             }
+            guard let line = pasted, !line.isEmpty else { throw CommandFailure("no redirect URL on stdin") }
             redirect = line
         }
         try await session.complete(redirect: redirect)
