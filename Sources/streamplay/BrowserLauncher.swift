@@ -10,14 +10,21 @@ enum BrowserLauncher {
         return hasDisplay && executableOnPath("xdg-open")
     }
 
-    /// Starts `xdg-open URL` without waiting for it. Returns whether it started.
+    /// Starts `xdg-open URL` without waiting for it (a thread reaps it when it exits). Returns
+    /// whether it started.
     @discardableResult
     static func open(_ url: String) -> Bool {
         var pid = pid_t()
         let arguments = ["xdg-open", url]
         var pointers = arguments.map { strdup($0) } + [nil]
         defer { for pointer in pointers { free(pointer) } }
-        return posix_spawnp(&pid, "xdg-open", nil, nil, &pointers, environ) == 0
+        guard posix_spawnp(&pid, "xdg-open", nil, nil, &pointers, environ) == 0 else { return false }
+        let child = pid
+        BackgroundThread.start(name: "sp-browser") {
+            var status: Int32 = 0
+            while waitpid(child, &status, 0) < 0 && errno == EINTR {}
+        }
+        return true
     }
 
     private static func executableOnPath(_ name: String) -> Bool {

@@ -180,6 +180,17 @@ struct OAuth2Tests {
         try await client.authenticateWithClientCredentials()
         #expect(await client.isAuthenticated)
         #expect(try store.load(account: "app") == nil)
+        // Concurrent callers (a resolver resolving several links) share one grant.
+        try await OAuthTestServer.configure([("token_delay", "0.3")])
+        defer { Task { try? await OAuthTestServer.reset() } }
+        let mark = try OAuthTestServer.logMark()
+        let tokens = try await withThrowingTaskGroup(of: String.self) { group in
+            for _ in 0..<4 { group.addTask { try await client.authenticateWithClientCredentials().accessToken } }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        #expect(Set(tokens).count == 1)
+        let grants = try OAuthTestServer.log(after: mark).filter { $0["grant_type"] as? String == "client_credentials" }
+        #expect(grants.count == 1, "one grant for four callers: \(grants.count)")
     }
 
     @Test("signing out while a refresh is under way is not undone by its answer")

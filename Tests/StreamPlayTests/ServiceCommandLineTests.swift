@@ -192,6 +192,30 @@ struct ServiceCommandLineTests {
         #expect(try home.storedToken(.soundcloud) != nil)
     }
 
+    @Test("Where there is a desktop, login opens the browser (xdg-open) on the authorization URL")
+    func opensBrowser() async throws {
+        let base = try Home(services: [.soundcloud])
+        defer { base.remove() }
+        // A stand-in xdg-open: records the URL, then follows it as a browser would.
+        let bin = TestEnvironment.temporaryPath("bin")
+        try FileManager.default.createDirectory(atPath: bin, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: bin) }
+        let opened = "\(bin)/opened"
+        let script = "#!/bin/sh\nprintf '%s\\n' \"$1\" > '\(opened)'\nexec curl -s -L -o /dev/null \"$1\"\n"
+        try script.write(toFile: "\(bin)/xdg-open", atomically: true, encoding: .utf8)
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: "\(bin)/xdg-open")
+        var environment = base.environment
+        environment["DISPLAY"] = ":99"
+        environment["PATH"] = "\(bin):\(environment["PATH"] ?? "/usr/bin:/bin")"
+        let home = Home(copying: base, environment: environment)
+        let login = try await Self.run(["login", "soundcloud"], home: home)
+        #expect(login.status == 0, "\(login.stderr)")
+        #expect(login.stderr.contains("Opened the browser"), "\(login.stderr)")
+        let url = try String(contentsOfFile: opened, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(login.stdout == url + "\n", "the URL is on stdout too, alone")
+        #expect(try home.storedToken(.soundcloud) != nil)
+    }
+
     @Test("A registered loopback redirect URI fixes the listener's port and path")
     func registeredRedirect() async throws {
         let base = try Home(services: [.spotify])

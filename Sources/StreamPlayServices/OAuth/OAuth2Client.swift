@@ -31,6 +31,7 @@ public actor OAuth2Client {
     private var token: OAuth2Token?
     private var refreshing: Task<Result<OAuth2Token, OAuth2Error>, Never>?
     private var usesClientCredentials = false
+    private var appTokenRequest: Task<Result<OAuth2Token, OAuth2Error>, Never>?
     /// The redirect URI of the last code exchange, which refreshes repeat when
     /// ``OAuth2Configuration/refreshIncludesRedirectURI`` says so. Memory only: a session
     /// restored from the store uses the configuration's.
@@ -113,17 +114,29 @@ public actor OAuth2Client {
         return fresh
     }
 
-    /// The client credentials grant: the app's own token, no user.
+    /// The client credentials grant: the app's own token, no user. Concurrent calls share one
+    /// request (the scopes of the first).
     @discardableResult
     public func authenticateWithClientCredentials(scopes: [String]? = nil) async throws(OAuth2Error) -> OAuth2Token {
+        if let appTokenRequest { return try await appTokenRequest.value.get() }
         var fields = [("grant_type", "client_credentials")]
         let scopes = scopes ?? configuration.scopes
         if !scopes.isEmpty { fields.append(("scope", scopes.joined(separator: " "))) }
-        // The app's own token is kept in memory only: stored under the account, a later run
-        // would take it for a user's session that cannot be renewed.
-        let token = try await grant(fields, name: "client_credentials", persists: false)
-        usesClientCredentials = true
-        return token
+        let task = Task { () async -> Result<OAuth2Token, OAuth2Error> in
+            do throws(OAuth2Error) {
+                // The app's own token is kept in memory only: stored under the account, a later
+                // run would take it for a user's session that cannot be renewed.
+                let token = try await self.grant(fields, name: "client_credentials", persists: false)
+                self.usesClientCredentials = true
+                return .success(token)
+            } catch {
+                return .failure(error)
+            }
+        }
+        appTokenRequest = task
+        let result = await task.value
+        appTokenRequest = nil
+        return try result.get()
     }
 
     /// The resource owner password grant. Discouraged (OAuth 2.1 drops it): the app handles the
