@@ -134,11 +134,13 @@ set -euo pipefail
 
 SINK=streamplay_test
 START_TIMEOUT=10         # seconds to wait for each server to come up
-BLACKHOLE_LIFETIME=3600  # seconds; the black hole exits by itself after this
-FAULTS_LIFETIME=3600     # seconds; the fault server exits by itself after this
+# Lifetimes are backstops (the --owner-pid watchdog stops everything sooner), long enough for
+# a whole test.sh run, sanitizer stages included, on a slow machine.
+BLACKHOLE_LIFETIME=7200  # seconds; the black hole exits by itself after this
+FAULTS_LIFETIME=7200     # seconds; the fault, OAuth and stand-in servers exit by themselves after this
 BENCH_FAULTS_LIFETIME=86400  # seconds; the same with --bench: a full benchmark run may outlast
                              # an hour (bench.sh's --owner-pid watchdog stops it sooner)
-SOURCE_LIFETIME=3600     # seconds; the Icecast source (ffmpeg) exits by itself after this
+SOURCE_LIFETIME=7200     # seconds; the Icecast source (ffmpeg) exits by itself after this
 ICECAST_MOUNT=/radio.mp3
 ICECAST_FILE=cbr-44k-stereo.mp3  # in the media directory
 ICECAST_TITLE="First Song"
