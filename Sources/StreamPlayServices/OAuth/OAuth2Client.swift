@@ -176,7 +176,9 @@ public actor OAuth2Client {
         if let refreshing { return try await refreshing.value.get() }
         guard let current = token else { throw .notAuthenticated }
         guard let refreshToken = current.refreshToken else { throw .noRefreshToken }
-        let task = Task { await self.performRefresh(refreshToken) }
+        // The session this refresh belongs to: a sign-out before its answer makes it void.
+        let session = generation
+        let task = Task { await self.performRefresh(refreshToken, redirectURI: current.redirectURI, session: session) }
         refreshing = task
         let result = await task.value
         refreshing = nil
@@ -231,17 +233,17 @@ public actor OAuth2Client {
 
     // MARK: Token endpoint
 
-    private func performRefresh(_ refreshToken: String) async -> Result<OAuth2Token, OAuth2Error> {
+    private func performRefresh(_ refreshToken: String, redirectURI: String?, session: Int) async -> Result<OAuth2Token, OAuth2Error> {
         var fields = [("grant_type", "refresh_token"), ("refresh_token", refreshToken)]
-        let redirectURI = token?.redirectURI
         if configuration.refreshIncludesRedirectURI, let sent = redirectURI ?? configuration.redirectURI {
             fields.append(("redirect_uri", sent))
         }
         do throws(OAuth2Error) {
             return .success(try await grant(fields, name: "refresh_token", previousRefreshToken: refreshToken,
-                                            redirectURI: redirectURI, persists: !usesClientCredentials))
+                                            redirectURI: redirectURI, persists: !usesClientCredentials, session: session))
         } catch {
-            if case .tokenRequestFailed("invalid_grant", let description, _) = error {
+            // A refusal for a session already ended must not end the one that followed it.
+            if case .tokenRequestFailed("invalid_grant", let description, _) = error, session == generation {
                 // Revoked or expired: this session cannot be renewed.
                 logger.warning("refresh token refused; session reset", metadata: ["account": "\(account)"])
                 reset()
@@ -255,9 +257,10 @@ public actor OAuth2Client {
     /// - Parameters:
     ///   - redirectURI: kept with the token (the redirect URI its code was issued for).
     ///   - persists: whether the token goes to the store.
+    ///   - session: the session the grant belongs to (the current one by default).
     private func grant(_ fields: [(String, String)], name: String, previousRefreshToken: String? = nil,
-                       redirectURI: String? = nil, persists: Bool = true) async throws(OAuth2Error) -> OAuth2Token {
-        let started = generation
+                       redirectURI: String? = nil, persists: Bool = true, session: Int? = nil) async throws(OAuth2Error) -> OAuth2Token {
+        let started = session ?? generation
         do throws(OAuth2Error) {
             let response = try await postToTokenEndpoint(fields)
             var fresh = try Self.parseToken(response)
