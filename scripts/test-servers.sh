@@ -532,7 +532,7 @@ while (left := deadline - time.monotonic()) > 0:
 }
 
 start_faults() { # DIR MEDIA [LIFETIME] -> prints the port
-  local dir=$1 media=$2 lifetime=${3:-$FAULTS_LIFETIME} pid i port
+  local dir=$1 media=$2 lifetime=${3:-$FAULTS_LIFETIME} pid
   rm -f "$dir/faults.port"
   : >"$dir/faults.log"
   # Binds its own port and tells it through a file, like the black hole; DIR is on its command
@@ -542,21 +542,25 @@ start_faults() { # DIR MEDIA [LIFETIME] -> prints the port
     </dev/null >"$dir/fault-server.log" 2>&1 &
   pid=$!
   echo "$pid" >"$dir/faults.pid"
+  wait_for_port_file "$dir/faults.port" "$pid" && return 0
+  log "fault server did not start"
+  show_log "$dir/fault-server.log"
+  return 1
+}
+
+wait_for_port_file() { # FILE PID -> prints the port once FILE names one that listens
+  local file=$1 pid=$2 i port
   for ((i = 0; i < START_TIMEOUT * 10; i++)); do
-    if [[ -s $dir/faults.port ]]; then
-      port=$(<"$dir/faults.port")
+    if [[ -s $file ]]; then
+      port=$(<"$file")
       if [[ $port =~ ^[0-9]+$ ]] && port_open "$port"; then
         echo "$port"
         return 0
       fi
     fi
-    if ! alive "$pid"; then
-      break
-    fi
+    alive "$pid" || return 1
     sleep 0.1
   done
-  log "fault server did not start"
-  show_log "$dir/fault-server.log"
   return 1
 }
 
@@ -581,7 +585,7 @@ start_stubs() { # DIR MEDIA -> writes DIR/stubs.env
 }
 
 start_oauth() { # DIR CLIENT_SECRET PASSWORD -> prints the port
-  local dir=$1 secret=$2 password=$3 pid i port
+  local dir=$1 secret=$2 password=$3 pid
   rm -f "$dir/oauth.port"
   : >"$dir/oauth.log"
   setsid "$VENV_PYTHON" "$OAUTH_SERVER" --port-file "$dir/oauth.port" --log "$dir/oauth.log" \
@@ -589,19 +593,7 @@ start_oauth() { # DIR CLIENT_SECRET PASSWORD -> prints the port
     </dev/null >"$dir/oauth-server.log" 2>&1 &
   pid=$!
   echo "$pid" >"$dir/oauth.pid"
-  for ((i = 0; i < START_TIMEOUT * 10; i++)); do
-    if [[ -s $dir/oauth.port ]]; then
-      port=$(<"$dir/oauth.port")
-      if [[ $port =~ ^[0-9]+$ ]] && port_open "$port"; then
-        echo "$port"
-        return 0
-      fi
-    fi
-    if ! alive "$pid"; then
-      break
-    fi
-    sleep 0.1
-  done
+  wait_for_port_file "$dir/oauth.port" "$pid" && return 0
   log "OAuth server did not start (run scripts/install-python-deps.sh)"
   show_log "$dir/oauth-server.log"
   return 1

@@ -72,9 +72,23 @@ enum ServiceStubs {
         try await control("config", body)
     }
 
+    /// The log's text once it has stopped growing: the stand-ins write a request's line when
+    /// its response is out, so a client can hold the answer a moment before the line is there.
+    private static func settledLogText() throws -> String {
+        let path = try TestEnvironment.value("STREAMPLAY_STUB_LOG")
+        var text = try String(contentsOfFile: path, encoding: .utf8)
+        for _ in 0..<40 {
+            usleep(50_000)
+            let again = try String(contentsOfFile: path, encoding: .utf8)
+            if again.utf8.count == text.utf8.count { break }
+            text = again
+        }
+        return text
+    }
+
     /// The request log since `mark` (a count of lines taken before), one dictionary a request.
     static func log(after mark: Int = 0) throws -> [[String: Any]] {
-        let text = try String(contentsOfFile: try TestEnvironment.value("STREAMPLAY_STUB_LOG"), encoding: .utf8)
+        let text = try settledLogText()
         return text.split(separator: "\n").dropFirst(mark).compactMap {
             try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
         }
@@ -85,7 +99,7 @@ enum ServiceStubs {
 
     /// The raw log text since `mark`, to check that no secret is in it.
     static func logText(after mark: Int = 0) throws -> String {
-        let text = try String(contentsOfFile: try TestEnvironment.value("STREAMPLAY_STUB_LOG"), encoding: .utf8)
+        let text = try settledLogText()
         return text.split(separator: "\n").dropFirst(mark).joined(separator: "\n")
     }
 
