@@ -44,4 +44,21 @@ struct LoopbackListenerTests {
         task.cancel()
         await #expect(throws: OAuth2Error.self) { try await task.value }
     }
+
+    @Test("close() ends a wait under way; the waiting thread lets go of the socket; one wait at a time")
+    func closeDuringWait() async throws {
+        let listener = try LoopbackRedirectListener()
+        let port = listener.port
+        let task = Task { try await listener.waitForRedirect(timeout: 30) }
+        try await Task.sleep(for: .milliseconds(200))
+        await #expect(throws: OAuth2Error.redirectListenerFailed(reason: "already waiting for a redirect")) {
+            try await listener.waitForRedirect(timeout: 1)
+        }
+        listener.close()
+        await #expect(throws: OAuth2Error.redirectListenerFailed(reason: "closed")) { try await task.value }
+        await #expect(throws: OAuth2Error.redirectListenerFailed(reason: "closed")) { try await listener.waitForRedirect(timeout: 1) }
+        // The socket is closed, not leaked: its port can be bound again.
+        let again = try LoopbackRedirectListener(port: port)
+        #expect(again.port == port)
+    }
 }

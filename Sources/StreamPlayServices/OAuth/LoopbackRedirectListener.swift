@@ -18,7 +18,9 @@ public final class LoopbackRedirectListener: Sendable {
     /// The path the redirect comes to.
     public let path: String
     private let socket: Int32
-    private let state = Mutex<(closed: Bool, cancelled: Bool)>((false, false))
+    /// `waiting`: an accept thread is using the socket, so it, not `close()`, closes it (a
+    /// descriptor closed under a thread's poll could be reused by another file meanwhile).
+    private let state = Mutex<(closed: Bool, cancelled: Bool, waiting: Bool)>((false, false, false))
 
     /// The redirect URI to register and send: `http://127.0.0.1:PORT/PATH`.
     public var redirectURI: String { "http://127.0.0.1:\(port)\(path)" }
@@ -56,25 +58,40 @@ public final class LoopbackRedirectListener: Sendable {
 
     /// Stops listening (a wait under way ends with an error).
     public func close() {
-        let wasOpen = state.withLock { state -> Bool in
-            defer { state.closed = true }
-            return !state.closed
+        let closeNow = state.withEngineLock { state -> Bool? in
+            guard !state.closed else { return nil }
+            state.closed = true
+            return !state.waiting
         }
-        if wasOpen {
-            shutdown(socket, Int32(SHUT_RDWR))
-            Glibc.close(socket)
-        }
+        guard let closeNow else { return }
+        shutdown(socket, Int32(SHUT_RDWR))  // wakes a waiting thread's poll
+        if closeNow { Glibc.close(socket) }
     }
 
     /// Waits for the redirect and returns its full URL (`http://127.0.0.1:PORT/callback?...`).
     /// Cancelling the task ends the wait.
     public func waitForRedirect(timeout: Double = 300) async throws(OAuth2Error) -> String {
+        let refusal = state.withEngineLock { state -> OAuth2Error? in
+            if state.closed { return .redirectListenerFailed(reason: "closed") }
+            if state.waiting { return .redirectListenerFailed(reason: "already waiting for a redirect") }
+            state.waiting = true
+            return nil
+        }
+        if let refusal { throw refusal }
         let result = await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Result<String, OAuth2Error>, Never>) in
-                DetachedThread.start { [self] in continuation.resume(returning: accept(timeout: timeout)) }
+                DetachedThread.start { [self] in
+                    let result = accept(timeout: timeout)
+                    let closeNow = state.withEngineLock { state -> Bool in
+                        state.waiting = false
+                        return state.closed
+                    }
+                    if closeNow { Glibc.close(socket) }
+                    continuation.resume(returning: result)
+                }
             }
         } onCancel: {
-            state.withLock { $0.cancelled = true }
+            state.withEngineLock { $0.cancelled = true }
         }
         return try result.get()
     }
@@ -84,7 +101,7 @@ public final class LoopbackRedirectListener: Sendable {
         // At most a day: a caller's huge or infinite timeout must not overflow.
         let deadline = ContinuousClock.now + .milliseconds(Int(timeout.isFinite ? min(max(timeout, 0), 86400) * 1000 : 86_400_000))
         while true {
-            let (closed, cancelled) = state.withLock { ($0.closed, $0.cancelled) }
+            let (closed, cancelled) = state.withEngineLock { ($0.closed, $0.cancelled) }
             if closed || cancelled { return .failure(.redirectListenerFailed(reason: cancelled ? "cancelled" : "closed")) }
             guard ContinuousClock.now < deadline else { return .failure(.timedOut(seconds: timeout)) }
             var descriptor = pollfd(fd: socket, events: Int16(POLLIN), revents: 0)
