@@ -54,7 +54,7 @@ if [[ $status -eq 0 && ${STREAMPLAY_SANITIZERS:-1} == 1 && $# -eq 0 ]]; then
     echo "test.sh: the engine tests under the $sanitizer sanitizer"
     set +e
     LSAN_OPTIONS="suppressions=$root/.ci/lsan-suppressions.txt" \
-      TSAN_OPTIONS="halt_on_error=1 suppressions=$root/.ci/tsan-suppressions.txt" \
+      TSAN_OPTIONS="halt_on_error=1" \
       swift test --no-parallel --sanitize="$sanitizer" --scratch-path ".build-$sanitizer" \
       --skip 'CommandLineTests|commandLineTitle|LongStreamTests'
     status=$?

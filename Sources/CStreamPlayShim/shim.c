@@ -16,6 +16,33 @@ void sp_set_thread_name(const char *name) {
     pthread_setname_np(pthread_self(), name);
 }
 
+#if defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define SP_THREAD_SANITIZER 1
+#endif
+#endif
+
+#ifdef SP_THREAD_SANITIZER
+void __tsan_acquire(void *address);
+void __tsan_release(void *address);
+
+void sp_tsan_lock_acquired(void *address) {
+    __tsan_acquire(address);
+}
+
+void sp_tsan_lock_releasing(void *address) {
+    __tsan_release(address);
+}
+#else
+void sp_tsan_lock_acquired(void *address) {
+    (void)address;
+}
+
+void sp_tsan_lock_releasing(void *address) {
+    (void)address;
+}
+#endif
+
 const int sp_curl_pause_continue = CURLPAUSE_CONT;
 const size_t sp_curl_writefunc_pause = CURL_WRITEFUNC_PAUSE;
 

@@ -26,14 +26,14 @@ final class EventReporter: Sendable {
 
     /// A new input plays: item `index` of `count`.
     func begin(input: String, index: Int, count: Int) {
-        state.withLock { $0.input = Redaction.describe(input) }
+        state.withEngineLock { $0.input = Redaction.describe(input) }
         let line = "Playing \(count > 1 ? "[\(index + 1)/\(count)] " : "")\(Redaction.describe(input))"
         switch mode {
         case .plain:
             print(line)
         case .terminal:
             // Over the progress line, which is redrawn below it.
-            let open = state.withLock { state in
+            let open = state.withEngineLock { state in
                 defer { state.lineOpen = false }
                 return state.lineOpen
             }
@@ -44,7 +44,7 @@ final class EventReporter: Sendable {
     }
 
     func report(_ event: PlayerEvent, player: Player) {
-        let input = state.withLock { $0.input }
+        let input = state.withEngineLock { $0.input }
         switch mode {
         case .json:
             emitJSON(Self.json(for: event, input: input))
@@ -87,7 +87,7 @@ final class EventReporter: Sendable {
                 // Titles come from the network: keep control characters off the terminal.
                 line += "  " + String(Self.printable(title).prefix(60))
             }
-            state.withLock { $0.lineOpen = true }
+            state.withEngineLock { $0.lineOpen = true }
             StandardStream.output("\r\u{1B}[2K\(line)")
         case .plain, .quiet:
             break
@@ -102,7 +102,7 @@ final class EventReporter: Sendable {
 
     /// Ends the progress line so that the next output starts on a fresh line.
     func finishLine() {
-        let open = state.withLock { state in
+        let open = state.withEngineLock { state in
             defer { state.lineOpen = false }
             return state.lineOpen
         }

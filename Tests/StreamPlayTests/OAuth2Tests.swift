@@ -267,7 +267,7 @@ struct OAuth2Tests {
     @Test("no token, secret, code or password reaches the logs or the errors")
     func redaction() async throws {
         try await OAuthTestServer.reset()
-        CapturingLogHandler.lines.withLock { $0 = [] }
+        CapturingLogHandler.lines.withEngineLock { $0 = [] }
         let logger = CapturingLogHandler.logger()
         let listener = try LoopbackRedirectListener()
         let client = OAuth2Client(configuration: try OAuthTestServer.configuration(redirectURI: listener.redirectURI),
@@ -290,7 +290,7 @@ struct OAuth2Tests {
         }
         let secrets = [token.accessToken, token.refreshToken, refreshed.accessToken, refreshed.refreshToken, code,
                        request.pkce.verifier, try OAuthTestServer.clientSecret(), wrong.clientSecret].compactMap { $0 }
-        let lines = CapturingLogHandler.lines.withLock { $0 }
+        let lines = CapturingLogHandler.lines.withEngineLock { $0 }
         #expect(!lines.isEmpty)
         let everything = (lines + failures + [token.description, refreshed.description]).joined(separator: "\n")
         for secret in secrets { #expect(!everything.contains(secret), "a secret appears in the logs or errors") }
@@ -391,7 +391,7 @@ struct OAuth2Tests {
         let listener = try LoopbackRedirectListener()
         let configuration = try Self.sparkConfiguration(redirectURI: listener.redirectURI, spark: false)
         let code = try await Self.sparkCode(listener, configuration: configuration)
-        CapturingLogHandler.lines.withLock { $0 = [] }
+        CapturingLogHandler.lines.withEngineLock { $0 = [] }
         let client = OAuth2Client(configuration: configuration, account: "spark-bare", logger: CapturingLogHandler.logger())
         let events = client.events
         do {
@@ -405,7 +405,7 @@ struct OAuth2Tests {
             #expect(await iterator.next() == .failedToGetAccessToken(error))
         }
         #expect(!(await client.isAuthenticated))
-        let logged = CapturingLogHandler.lines.withLock { $0 }.joined(separator: "\n")
+        let logged = CapturingLogHandler.lines.withEngineLock { $0 }.joined(separator: "\n")
         #expect(logged.contains("token request failed") && !logged.contains(code) && !logged.contains("spark-test-secret"))
     }
 }

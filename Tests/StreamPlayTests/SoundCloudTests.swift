@@ -410,9 +410,9 @@ struct SoundCloudTests {
         upload.license = "cc-by"
         upload.downloadable = true
         let progress = Mutex<[Int64]>([])
-        let track = try await client.upload(upload) { sent, total in progress.withLock { $0 += [sent, total] } }
+        let track = try await client.upload(upload) { sent, total in progress.withEngineLock { $0 += [sent, total] } }
         #expect(track.title == title && track.state == "processing" && track.sharing == "public")
-        let last = progress.withLock { Array($0.suffix(2)) }
+        let last = progress.withEngineLock { Array($0.suffix(2)) }
         #expect(last.count == 2 && last[0] == last[1] && last[1] >= Int64(size), "progress reached the whole body: \(last)")
         let record = try await SoundCloudTesting.upload(titled: title)
         #expect((record["errors"] as? [Any])?.isEmpty == true, "\(record["errors"] ?? "")")
@@ -501,7 +501,7 @@ struct SoundCloudTests {
 
     @Test("no token, secret, code or CDN signature in logs or error descriptions")
     func redaction() async throws {
-        let start = CapturingLogHandler.lines.withLock { $0.count }
+        let start = CapturingLogHandler.lines.withEngineLock { $0.count }
         let logger = CapturingLogHandler.logger()
         let listener = try LoopbackRedirectListener()
         let client = try SoundCloudTesting.client(redirectURI: listener.redirectURI, logger: logger)
@@ -533,7 +533,7 @@ struct SoundCloudTests {
         }
         try await ServiceStubs.revokeTokens(.soundcloud, kind: "all")
         descriptions.append(String(describing: try #require(await Self.failure { try await client.me() })))
-        let lines = CapturingLogHandler.lines.withLock { Array($0.dropFirst(start)) }
+        let lines = CapturingLogHandler.lines.withEngineLock { Array($0.dropFirst(start)) }
         #expect(lines.contains { $0.contains("retrying") }, "the retry was logged")
         for secret in secrets {
             #expect(!lines.contains { $0.contains(secret) }, "a secret reached the log")

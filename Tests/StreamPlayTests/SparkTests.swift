@@ -428,9 +428,9 @@ struct SparkTests {
         let client = try SparkTesting.client(logger: CapturingLogHandler.logger())
         _ = try await SparkTesting.signIn(client)
         func lines(_ body: () async throws -> Void) async rethrows -> [String] {
-            let mark = CapturingLogHandler.lines.withLock { $0.count }
+            let mark = CapturingLogHandler.lines.withEngineLock { $0.count }
             try await body()
-            return CapturingLogHandler.lines.withLock { Array($0.dropFirst(mark)) }.filter { $0.contains("Spark") }
+            return CapturingLogHandler.lines.withEngineLock { Array($0.dropFirst(mark)) }.filter { $0.contains("Spark") }
         }
         let missing = "/listings/00000000000000000000000000"
         await client.setLogLevel(.error)
@@ -441,9 +441,9 @@ struct SparkTests {
         #expect(failed.count == 1 && failed[0].hasPrefix("error Spark API call failed"), "\(failed)")
         await client.setLogLevel(.none)
         #expect(await lines { _ = try? await client.get(missing) }.isEmpty, "none logs nothing, errors included")
-        let beforeRefresh = CapturingLogHandler.lines.withLock { $0.count }
+        let beforeRefresh = CapturingLogHandler.lines.withEngineLock { $0.count }
         try await client.refresh()
-        #expect(CapturingLogHandler.lines.withLock { $0.count } == beforeRefresh, "nor the session's grants")
+        #expect(CapturingLogHandler.lines.withEngineLock { $0.count } == beforeRefresh, "nor the session's grants")
         await client.setLogLevel(.warning)
         await client.setRetryPolicy(ServiceRetryPolicy(maximumAttempts: 2))
         try await ServiceStubs.fail(.spark, status: 503, count: 2, path: "/v1/my/account", retryAfter: 0)
@@ -462,7 +462,7 @@ struct SparkTests {
 
     @Test("no token, refresh token, code or secret in logs or errors")
     func redaction() async throws {
-        let mark = CapturingLogHandler.lines.withLock { $0.count }
+        let mark = CapturingLogHandler.lines.withEngineLock { $0.count }
         let client = try SparkTesting.client(logger: CapturingLogHandler.logger())
         let (_, returnURL) = try await SparkTesting.signIn(client)
         let code = try #require(SparkTesting.queryValue("openid.spark.code", in: returnURL))
@@ -492,7 +492,7 @@ struct SparkTests {
             errors.append(error.description)
         }
         errors.append(String(describing: await client.oauth.currentToken))
-        let logged = CapturingLogHandler.lines.withLock { Array($0.dropFirst(mark)) }
+        let logged = CapturingLogHandler.lines.withEngineLock { Array($0.dropFirst(mark)) }
         #expect(logged.contains { $0.contains("Spark session obtained") }, "the log was captured")
         #expect(errors.count >= 2)
         for secret in secrets where secret.count >= 8 {

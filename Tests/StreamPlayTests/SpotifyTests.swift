@@ -178,7 +178,7 @@ struct SpotifyTests {
 
     @Test("no token, code or secret reaches the client's log or its errors")
     func redaction() async throws {
-        let logMark = CapturingLogHandler.lines.withLock { $0.count }
+        let logMark = CapturingLogHandler.lines.withEngineLock { $0.count }
         let listener = try LoopbackRedirectListener()
         defer { listener.close() }
         let client = SpotifyClient(configuration: try SpotifyTesting.configuration(.confidential, redirectURI: listener.redirectURI),
@@ -196,7 +196,7 @@ struct SpotifyTests {
         try await ServiceStubs.revokeTokens(.spotify, kind: "all")
         let error = try #require(await SpotifyTesting.error { try await client.me() })
         let secrets = [code, first.accessToken, second.accessToken, try #require(first.refreshToken), "sp-test-secret"]
-        let lines = CapturingLogHandler.lines.withLock { Array($0.dropFirst(logMark)) }
+        let lines = CapturingLogHandler.lines.withEngineLock { Array($0.dropFirst(logMark)) }
         #expect(lines.contains { $0.contains("retrying") } && lines.contains { $0.contains("session reset") }, "\(lines)")
         for secret in secrets {
             #expect(!lines.contains { $0.contains(secret) }, "a secret in the log")

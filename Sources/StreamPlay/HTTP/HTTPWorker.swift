@@ -32,7 +32,7 @@ final class HTTPWorker: @unchecked Sendable {
     }
 
     func makeID() -> Int {
-        inbox.withLock { inbox in
+        inbox.withEngineLock { inbox in
             inbox.nextID += 1
             return inbox.nextID
         }
@@ -40,7 +40,7 @@ final class HTTPWorker: @unchecked Sendable {
 
     /// Hands a transfer to the thread (started on first use).
     func submit(_ transfer: HTTPTransfer, cancelled: Bool) {
-        let accepted = inbox.withLock { inbox -> Bool in
+        let accepted = inbox.withEngineLock { inbox -> Bool in
             guard !inbox.stopping else { return false }
             inbox.added.append(transfer)
             if cancelled { inbox.cancelled.insert(transfer.id) }
@@ -57,13 +57,13 @@ final class HTTPWorker: @unchecked Sendable {
     }
 
     func cancel(_ id: Int) {
-        inbox.withLock { _ = $0.cancelled.insert(id) }
+        inbox.withEngineLock { _ = $0.cancelled.insert(id) }
         curl_multi_wakeup(multi)
     }
 
     /// Ends every transfer and the thread; returns once the thread is gone.
     func shutDown() {
-        let thread = inbox.withLock { inbox -> EngineThread? in
+        let thread = inbox.withEngineLock { inbox -> EngineThread? in
             inbox.stopping = true
             return inbox.thread
         }
@@ -73,7 +73,7 @@ final class HTTPWorker: @unchecked Sendable {
 
     private func run() {
         while true {
-            let (added, cancelled, stopping) = inbox.withLock { inbox in
+            let (added, cancelled, stopping) = inbox.withEngineLock { inbox in
                 defer {
                     inbox.added = []
                     inbox.cancelled = []

@@ -1,3 +1,4 @@
+import StreamPlay
 import Synchronization
 
 /// Hands each value to every current listener's AsyncStream; a stream ends when its reader
@@ -8,22 +9,22 @@ final class Broadcaster<Value: Sendable>: Sendable {
     /// A new stream of the values sent from now on (the newest 256 kept for a slow reader).
     func stream() -> AsyncStream<Value> {
         let (stream, continuation) = AsyncStream.makeStream(of: Value.self, bufferingPolicy: .bufferingNewest(256))
-        let id = listeners.withLock { state in
+        let id = listeners.withEngineLock { state in
             state.next += 1
             state.all[state.next] = continuation
             return state.next
         }
         continuation.onTermination = { [weak self] _ in
-            _ = self?.listeners.withLock { $0.all.removeValue(forKey: id) }
+            _ = self?.listeners.withEngineLock { $0.all.removeValue(forKey: id) }
         }
         return stream
     }
 
     func send(_ value: Value) {
-        for continuation in listeners.withLock({ Array($0.all.values) }) { continuation.yield(value) }
+        for continuation in listeners.withEngineLock({ Array($0.all.values) }) { continuation.yield(value) }
     }
 
     deinit {
-        for continuation in listeners.withLock({ Array($0.all.values) }) { continuation.finish() }
+        for continuation in listeners.withEngineLock({ Array($0.all.values) }) { continuation.finish() }
     }
 }

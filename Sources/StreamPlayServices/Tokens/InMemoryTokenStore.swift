@@ -1,3 +1,4 @@
+import StreamPlay
 import Synchronization
 
 /// Tokens for the life of the process only.
@@ -9,16 +10,16 @@ public final class InMemoryTokenStore: TokenStore {
 
     /// The token stored for `account`.
     public func load(account: String) throws(TokenStoreError) -> OAuth2Token? {
-        tokens.withLock { $0[account] }
+        tokens.withEngineLock { $0[account] }
     }
 
     /// Stores `token` for `account`.
     public func save(_ token: OAuth2Token, account: String) throws(TokenStoreError) {
-        tokens.withLock { $0[account] = token }
+        tokens.withEngineLock { $0[account] = token }
     }
 
     /// Forgets `account`'s token.
     public func remove(account: String) throws(TokenStoreError) {
-        _ = tokens.withLock { $0.removeValue(forKey: account) }
+        _ = tokens.withEngineLock { $0.removeValue(forKey: account) }
     }
 }

@@ -20,7 +20,7 @@ final class MonitorRecorder {
     }
 
     func start() async throws {
-        FileManager.default.createFile(atPath: path, contents: nil)
+        _ = FileManager.default.createFile(atPath: path, contents: nil)
         silence.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         silence.arguments = ["pacat", "--raw", "--format=s16le", "--rate=\(sampleRate)", "--channels=\(channels)",
                              "-d", sink, "/dev/zero"]

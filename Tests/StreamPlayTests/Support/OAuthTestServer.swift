@@ -53,19 +53,12 @@ enum OAuthTestServer {
     /// Returns the Location the server sent.
     @discardableResult
     static func browse(_ url: String) async throws -> String {
-        let client = HTTPClient()
-        let answer = try await client.send(HTTPRequest(url: url))
-        try #require(answer.status == 302, "authorize answered \(answer.status): \(answer.text)")
-        let location = try #require(answer.headers["Location"])
-        if location.hasPrefix("http://127.0.0.1:") {
-            _ = try await client.send(HTTPRequest(url: location))
-        }
-        return location
+        try await ServiceStubs.browse(url)
     }
 }
 
 /// Collects every log message and metadata value, to check that no secret reaches a log.
-final class CapturingLogHandler: LogHandler, @unchecked Sendable {
+struct CapturingLogHandler: LogHandler {
     static let lines = Mutex<[String]>([])
     var metadata: Logger.Metadata = [:]
     var logLevel: Logger.Level = .trace
@@ -80,7 +73,7 @@ final class CapturingLogHandler: LogHandler, @unchecked Sendable {
              source: String, file: String, function: String, line: UInt) {
         let all = metadata.merging(explicit ?? [:]) { $1 }
         let text = "\(level) \(message) \(all.map { "\($0)=\($1)" }.sorted().joined(separator: " "))"
-        Self.lines.withLock { $0.append(text) }
+        Self.lines.withEngineLock { $0.append(text) }
     }
 
     /// A logger whose lines go to ``lines``.
