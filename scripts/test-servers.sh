@@ -74,7 +74,7 @@
 # STREAMPLAY_TEST_ACCESS_LOG, STREAMPLAY_TEST_MEDIA, STREAMPLAY_TEST_FAULTS,
 # STREAMPLAY_TEST_FAULTS_LOG, PULSE_SERVER, PULSE_COOKIE and STREAMPLAY_TEST_PULSE_SINK. The
 # media directory then need not hold the test media (any MEDIA_DIR will do), and the fault
-# server lives 24 hours rather than one.
+# server lives 24 hours rather than two.
 # With --owner-pid PID a watchdog stops everything once PID has gone (a killed test run leaves
 # nothing behind).
 #
@@ -482,7 +482,7 @@ start_nginx() { # DIR PORTS...
 }
 
 start_blackhole() { # DIR -> prints the port
-  local dir=$1 pid i
+  local dir=$1 pid
   rm -f "$dir/blackhole.port"
   # Binds its own port (no race with other programs) and tells it through a file. DIR is on
   # its command line so that stop can recognise it.
@@ -516,16 +516,7 @@ while (left := deadline - time.monotonic()) > 0:
     </dev/null >"$dir/blackhole.log" 2>&1 &
   pid=$!
   echo "$pid" >"$dir/blackhole.pid"
-  for ((i = 0; i < START_TIMEOUT * 10; i++)); do
-    if [[ -s $dir/blackhole.port ]] && port_open "$(<"$dir/blackhole.port")"; then
-      cat "$dir/blackhole.port"
-      return 0
-    fi
-    if ! alive "$pid"; then
-      break
-    fi
-    sleep 0.1
-  done
+  wait_for_port_file "$dir/blackhole.port" "$pid" && return 0
   log "black hole server did not start"
   show_log "$dir/blackhole.log"
   return 1

@@ -1,4 +1,5 @@
 import Foundation
+import StreamPlay
 import Synchronization
 
 /// Records a PulseAudio sink's monitor with `parec` and maps every recorded frame to the time
@@ -60,7 +61,7 @@ final class MonitorRecorder: Sendable {
         }
         // The clock is read from steady delivery only, not from the start's first batches.
         MonotonicClock.sleep(0.2)
-        recording.withLock { state in
+        recording.withEngineLock { state in
             state.originTime = .infinity
             state.latestOrigin = -.infinity
             state.arrivals.removeAll()
@@ -85,7 +86,7 @@ final class MonitorRecorder: Sendable {
             carry.append(contentsOf: buffer[0..<count])
             let whole = carry.count / (2 * Self.channels) * (2 * Self.channels)
             guard whole > 0 else { continue }
-            recording.withLock { state in
+            recording.withEngineLock { state in
                 carry.withUnsafeBytes { raw in
                     let samples = raw.bindMemory(to: Int16.self)
                     state.samples.append(contentsOf: samples[0..<(whole / 2)])
@@ -98,28 +99,28 @@ final class MonitorRecorder: Sendable {
             }
             carry.removeFirst(whole)
         }
-        recording.withLock { $0.finished = true }
+        recording.withEngineLock { $0.finished = true }
     }
 
     /// How far the arrivals strayed from the sample clock, in seconds: the batching of the
     /// monitor (a few ms), or more when frames were lost and the clock broke.
-    var clockSpread: Double { recording.withLock { $0.latestOrigin - $0.originTime } }
+    var clockSpread: Double { recording.withEngineLock { $0.latestOrigin - $0.originTime } }
 
     /// When the read that carried `frame` arrived: a bound on when it was played that holds
     /// even where the sample clock does not (a busy machine, a sink that rewound).
     func arrivalTime(ofFrame frame: Int) -> Double? {
-        recording.withLock { state in
+        recording.withEngineLock { state in
             let index = state.arrivals.partitionPoint { $0.frameEnd > frame }
             return index < state.arrivals.count ? state.arrivals[index].time : nil
         }
     }
 
     /// Frames recorded so far.
-    var framesReceived: Int { recording.withLock { $0.framesReceived } }
+    var framesReceived: Int { recording.withEngineLock { $0.framesReceived } }
 
     /// The frame that was playing at `time`.
     func frame(at time: Double) -> Int {
-        recording.withLock { state in
+        recording.withEngineLock { state in
             let origin = Self.localOrigin(state, around: state.arrivals.partitionPoint { $0.time >= time })
             return Int(((time - origin) * Double(rate)).rounded(.down))
         }
@@ -127,7 +128,7 @@ final class MonitorRecorder: Sendable {
 
     /// When `frame` was played.
     func time(ofFrame frame: Int) -> Double {
-        recording.withLock { state in
+        recording.withEngineLock { state in
             Self.localOrigin(state, around: state.arrivals.partitionPoint { $0.frameEnd > frame })
                 + Double(frame) / Double(rate)
         }
@@ -161,7 +162,7 @@ final class MonitorRecorder: Sendable {
         let deadline = MonotonicClock.now() + timeout
         var next = start
         while true {
-            let (found, scanned) = recording.withLock { state -> (Int?, Int) in
+            let (found, scanned) = recording.withEngineLock { state -> (Int?, Int) in
                 let first = max(next, state.baseFrame)
                 let end = state.framesReceived
                 guard first < end else { return (nil, end) }
@@ -184,7 +185,7 @@ final class MonitorRecorder: Sendable {
         let deadline = MonotonicClock.now() + timeout
         let span = Int(seconds * Double(rate))
         repeat {
-            let quiet = recording.withLock { state -> Bool in
+            let quiet = recording.withEngineLock { state -> Bool in
                 let end = state.framesReceived
                 let first = max(state.baseFrame, end - span)
                 guard end - first >= span else { return false }
@@ -207,7 +208,7 @@ final class MonitorRecorder: Sendable {
 
     /// A copy of the interleaved samples of frames `range` (clamped to what is held).
     func samples(frames range: Range<Int>) -> (firstFrame: Int, samples: [Int16]) {
-        recording.withLock { state in
+        recording.withEngineLock { state in
             let first = max(range.lowerBound, state.baseFrame)
             let end = min(range.upperBound, state.framesReceived)
             guard first < end else { return (first, []) }
@@ -218,7 +219,7 @@ final class MonitorRecorder: Sendable {
 
     /// Forgets frames before `frame`, so hours of benchmarking keep memory bounded.
     func discard(before frame: Int) {
-        recording.withLock { state in
+        recording.withEngineLock { state in
             let drop = min(max(frame - state.baseFrame, 0), state.framesReceived - state.baseFrame)
             guard drop > 0 else { return }
             state.samples.removeFirst(drop * Self.channels)

@@ -25,7 +25,7 @@ struct OAuth2Tests {
         #expect(request.url.contains("code_challenge_method=S256") && request.url.contains("state=\(request.state)"))
         let mark = try OAuthTestServer.logMark()
         async let redirect = listener.waitForRedirect(timeout: 20)
-        try await OAuthTestServer.browse(request.url)
+        try await ServiceStubs.browse(request.url)
         let token = try await client.completeAuthorization(request, redirect: try await redirect)
         #expect(token.refreshToken != nil && token.expiresAt != nil)
         #expect(await client.isAuthenticated)
@@ -57,7 +57,7 @@ struct OAuth2Tests {
             public: true, redirectURI: listener.redirectURI, extra: [("deny", "1")]), account: "test")
         let request = await client.makeAuthorizationRequest()
         async let redirect = listener.waitForRedirect(timeout: 20)
-        try await OAuthTestServer.browse(request.url)
+        try await ServiceStubs.browse(request.url)
         let url = try await redirect
         #expect(url.contains("error=access_denied"))
         do {
@@ -274,7 +274,7 @@ struct OAuth2Tests {
                                   account: "test", logger: logger)
         let request = await client.makeAuthorizationRequest()
         async let redirect = listener.waitForRedirect(timeout: 20)
-        try await OAuthTestServer.browse(request.url)
+        try await ServiceStubs.browse(request.url)
         let redirectURL = try await redirect
         let code = try request.code(from: redirectURL)
         let token = try await client.completeAuthorization(request, redirect: redirectURL)

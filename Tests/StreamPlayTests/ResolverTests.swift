@@ -48,17 +48,14 @@ struct ResolverTests {
 
     @Test("A signed URL that expired before playback starts is renewed through the refresher")
     func expiredBeforePlay() async throws {
-        let resolver = StreamResolver(soundCloud: try Self.soundCloud())
-        try await ServiceStubs.configure(.soundcloud, ["cdn_expiry": 1])
-        defer { Task { try? await ServiceStubs.configure(.soundcloud, ["cdn_expiry": 300]) } }
-        let resolved = try await resolver.resolve("soundcloud:tracks:2000101")
-        try await Task.sleep(for: .milliseconds(1500))
-        try await ServiceStubs.configure(.soundcloud, ["cdn_expiry": 300])
+        let resolved = try await Self.resolveThenExpire {
+            try await StreamResolver(soundCloud: try Self.soundCloud()).resolve("soundcloud:tracks:2000101")
+        }
         let mark = try ServiceStubs.logMark()
         let result = try await Self.play(resolved)
         #expect(result.state == .ended)
         #expect(result.samples == (try ReferenceAudio("cbr-44k-stereo.mp3")).samples)
-        let cdn = try ServiceStubs.log(after: mark).filter { $0["host"] as? String == "cdn" }.compactMap { $0["status"] as? Int }
+        let cdn = try Self.cdnStatuses(after: mark)
         #expect(cdn.first == 403 && cdn.dropFirst().contains(200), "the expired URL was refused, the fresh one served: \(cdn)")
     }
 
@@ -74,6 +71,26 @@ struct ResolverTests {
         #expect(result.samples == (try ReferenceAudio("hls/source.mp3")).samples)
     }
 
+    /// Resolves while the stand-in CDN signs URLs for 1 s, then waits until that signature has
+    /// expired; URLs signed afterwards last 5 minutes again, as the real ones do.
+    static func resolveThenExpire(_ resolve: () async throws -> ResolvedStream) async throws -> ResolvedStream {
+        try await ServiceStubs.configure(.soundcloud, ["cdn_expiry": 1])
+        do {
+            let resolved = try await resolve()
+            try await Task.sleep(for: .milliseconds(1500))
+            try await ServiceStubs.configure(.soundcloud, ["cdn_expiry": 300])
+            return resolved
+        } catch {
+            try? await ServiceStubs.configure(.soundcloud, ["cdn_expiry": 300])
+            throw error
+        }
+    }
+
+    /// The HTTP statuses the stand-in CDN answered since `mark`, in order.
+    static func cdnStatuses(after mark: Int) throws -> [Int] {
+        try SoundCloudTesting.entries(after: mark, host: "cdn").compactMap { $0["status"] as? Int }
+    }
+
     /// A synthetic track whose progressive rendition is gone, so that it resolves to MP3 HLS.
     static func resolveHLS(_ id: Int) async throws -> ResolvedStream {
         try await ServiceStubs.fail(.soundcloud, status: 404, path: "/tracks/soundcloud:tracks:\(id)/streams/http_mp3_128")
@@ -84,16 +101,12 @@ struct ResolverTests {
 
     @Test("An HLS playlist whose signed URL expired before playback is fetched again through the refresher")
     func hlsExpiredBeforePlay() async throws {
-        try await ServiceStubs.configure(.soundcloud, ["cdn_expiry": 1])
-        defer { Task { try? await ServiceStubs.configure(.soundcloud, ["cdn_expiry": 300]) } }
-        let resolved = try await Self.resolveHLS(2000103)
-        try await Task.sleep(for: .milliseconds(1500))
-        try await ServiceStubs.configure(.soundcloud, ["cdn_expiry": 300])
+        let resolved = try await Self.resolveThenExpire { try await Self.resolveHLS(2000103) }
         let mark = try ServiceStubs.logMark()
         let result = try await Self.play(resolved)
         #expect(result.state == .ended)
         #expect(result.samples == (try ReferenceAudio("hls/source.mp3")).samples)
-        let cdn = try ServiceStubs.log(after: mark).filter { $0["host"] as? String == "cdn" }.compactMap { $0["status"] as? Int }
+        let cdn = try Self.cdnStatuses(after: mark)
         #expect(cdn.first == 403 && cdn.dropFirst().allSatisfy { $0 == 200 }, "\(cdn)")
     }
 

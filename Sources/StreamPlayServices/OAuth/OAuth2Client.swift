@@ -32,9 +32,6 @@ public actor OAuth2Client {
     private var refreshing: Task<Result<OAuth2Token, OAuth2Error>, Never>?
     private var usesClientCredentials = false
     private var appTokenRequest: Task<Result<OAuth2Token, OAuth2Error>, Never>?
-    /// The redirect URI of the last code exchange, which refreshes repeat when
-    /// ``OAuth2Configuration/refreshIncludesRedirectURI`` says so. Memory only: a session
-    /// restored from the store uses the configuration's.
     /// Counts session resets: a grant that was under way when the session was reset (signed
     /// out) must not bring the session back.
     private var generation = 0
@@ -109,9 +106,7 @@ public actor OAuth2Client {
         var fields = [("grant_type", "authorization_code"), ("code", code)]
         if let codeVerifier { fields.append(("code_verifier", codeVerifier)) }
         if let redirectURI { fields.append(("redirect_uri", redirectURI)) }
-        let fresh = try await grant(fields, name: "authorization_code", redirectURI: redirectURI)
-        usesClientCredentials = false
-        return fresh
+        return try await grant(fields, name: "authorization_code", redirectURI: redirectURI)
     }
 
     /// The client credentials grant: the app's own token, no user. Concurrent calls share one
@@ -126,9 +121,7 @@ public actor OAuth2Client {
             do throws(OAuth2Error) {
                 // The app's own token is kept in memory only: stored under the account, a later
                 // run would take it for a user's session that cannot be renewed.
-                let token = try await self.grant(fields, name: "client_credentials", persists: false)
-                self.usesClientCredentials = true
-                return .success(token)
+                return .success(try await self.grant(fields, name: "client_credentials", persists: false))
             } catch {
                 return .failure(error)
             }
@@ -146,15 +139,12 @@ public actor OAuth2Client {
         var fields = [("grant_type", "password"), ("username", username), ("password", password)]
         let scopes = scopes ?? configuration.scopes
         if !scopes.isEmpty { fields.append(("scope", scopes.joined(separator: " "))) }
-        let token = try await grant(fields, name: "password")
-        usesClientCredentials = false
-        return token
+        return try await grant(fields, name: "password")
     }
 
     /// Takes up a token obtained elsewhere (a token swap service, another flow) and stores it.
     public func adopt(_ token: OAuth2Token) {
         set(token)
-        usesClientCredentials = false
         broadcaster.send(.authenticated)
     }
 
@@ -369,8 +359,10 @@ public actor OAuth2Client {
         }
     }
 
+    /// Takes up `new`; a token that is not kept (the app's own) is renewed by asking again.
     private func set(_ new: OAuth2Token, persists: Bool = true) {
         token = new
+        usesClientCredentials = !persists
         guard persists else { return }
         do {
             try store?.save(new, account: account)

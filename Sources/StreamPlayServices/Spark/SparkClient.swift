@@ -32,7 +32,6 @@ public actor SparkClient {
     public nonisolated let oauth: OAuth2Client
     /// The `X-SparkApi-User-Agent` value: the app's name, as registered with Spark.
     public nonisolated let userAgent: String
-    let http: HTTPClient
     var logger: Logger
     /// How 429 and 5xx answers to API calls are retried.
     public private(set) var retryPolicy = ServiceRetryPolicy()
@@ -50,7 +49,6 @@ public actor SparkClient {
                 store: (any TokenStore)? = nil, account: String = "spark", userAgent: String = "StreamPlay/0.1",
                 logger: Logger = Logger(label: "streamplay.spark")) {
         self.configuration = configuration
-        self.http = http
         self.userAgent = userAgent
         self.logger = logger
         oauth = OAuth2Client(configuration: Self.oauth2Configuration(configuration, userAgent: userAgent), http: http,

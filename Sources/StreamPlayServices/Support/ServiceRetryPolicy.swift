@@ -64,11 +64,11 @@ extension ServiceRetryPolicy {
                                   isolation: isolated (any Actor)? = #isolation,
                                   resetIn: (HTTPResponse) -> Double? = { _ in nil },
                                   send: () async throws(Failure) -> HTTPResponse) async throws(Failure) -> HTTPResponse {
+        let url = RedactedURL.describe(request.url)
         var attempt = 1
         while true {
             if Task.isCancelled { throw cancelled }
             let response = try await send()
-            let url = RedactedURL.describe(request.url)
             guard let wait = wait(after: attempt, response: response, method: request.method, resetIn: resetIn(response)) else {
                 if isRetryable(status: response.status, method: request.method) {
                     logger.warning("\(service) answered HTTP \(response.status); giving up",

@@ -47,14 +47,6 @@ enum OAuthTestServer {
 
     /// The number of log lines so far.
     static func logMark() throws -> Int { try log().count }
-
-    /// Follows the authorization URL as a browser would: the server approves at once and
-    /// redirects; the redirect is delivered to where it points (the loopback listener).
-    /// Returns the Location the server sent.
-    @discardableResult
-    static func browse(_ url: String) async throws -> String {
-        try await ServiceStubs.browse(url)
-    }
 }
 
 /// Collects every log message and metadata value, to check that no secret reaches a log.

@@ -19,7 +19,7 @@ enum SoundCloudTesting {
     }
 
     /// A client signed in as `user` (a fresh user by default) through the authorization code
-    /// flow, the browser step taken by ``ServiceStubs/browse(_:extra:)``.
+    /// flow, the browser step taken by ``ServiceStubs/browse(_:extra:deliver:)``.
     static func signedIn(as user: String = ServiceStubs.uniqueUser("sc"), logger: Logger = Logger(label: "test.soundcloud"),
                          retryPolicy: ServiceRetryPolicy = ServiceRetryPolicy(baseDelay: 0.2)) async throws -> SoundCloudClient {
         let client = try client(logger: logger, retryPolicy: retryPolicy)
