@@ -6,7 +6,7 @@ import Testing
 
 /// The Spotify client against the Spotify stand-in (scripts/service-stubs.py): sign-in in its
 /// three forms, sessions, the Web API, retries and the Connect player.
-@Suite("Spotify client", .serialized)
+@Suite("Spotify client", .serialized, .needsTestServers)
 struct SpotifyTests {
     // MARK: Sign-in
 

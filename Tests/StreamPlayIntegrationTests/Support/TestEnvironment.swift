@@ -2,8 +2,19 @@ import Foundation
 import Testing
 
 /// The real servers and media that `scripts/test.sh` starts and makes, found through the
-/// environment. A missing variable fails the test that needs it: in CI, missing means failing.
+/// environment.
+///
+/// Suites that need them carry ``needsTestServers``: a plain `swift test` skips them, saying why,
+/// when the servers' environment is absent. `scripts/test.sh` (and so CI) sets
+/// `STREAMPLAY_REQUIRE_SERVERS=1`, which runs them whatever the environment, so that a missing
+/// variable fails the test that needs it: in CI, missing means failing.
 enum TestEnvironment {
+    /// Whether suites that need the servers run: their environment is there, or it is required.
+    static var serversExpected: Bool {
+        let environment = ProcessInfo.processInfo.environment
+        return environment["STREAMPLAY_REQUIRE_SERVERS"] == "1" || environment["STREAMPLAY_TEST_HTTP"]?.isEmpty == false
+    }
+
     struct Missing: Error, CustomStringConvertible {
         let name: String
         var description: String { "\(name) is not set: run the tests with `bash scripts/test.sh`" }
@@ -34,5 +45,14 @@ enum TestEnvironment {
     static func temporaryPath(_ name: String) -> String {
         let directory = FileManager.default.temporaryDirectory.path
         return "\(directory)/streamplay-\(UUID().uuidString.prefix(8))-\(name)"
+    }
+}
+
+extension Trait where Self == ConditionTrait {
+    /// For a suite that needs the servers `scripts/test.sh` starts (see
+    /// ``TestEnvironment/serversExpected``).
+    static var needsTestServers: Self {
+        .enabled(if: TestEnvironment.serversExpected,
+                 "needs the test servers (nginx, PulseAudio, Icecast, stand-ins): run `bash scripts/test.sh`")
     }
 }

@@ -4,7 +4,7 @@ import Testing
 @testable import StreamPlayServices
 
 /// StreamResolver against the service stand-ins, and the Player playing what it resolves.
-@Suite("Stream resolver", .serialized)
+@Suite("Stream resolver", .serialized, .needsTestServers)
 struct ResolverTests {
     static func soundCloud() throws -> SoundCloudClient {
         SoundCloudClient(configuration: try ServiceStubs.configuration(.soundcloud))

@@ -5,7 +5,7 @@ import Testing
 /// What PulseAudio plays is what the file holds: recorded from a null sink's monitor, the audio
 /// equals the mpg123 reference sample for sample. Each format gets a null sink of its own rate
 /// and channel count, so the server passes samples through unchanged.
-@Suite("PulseAudio output", .serialized)
+@Suite("PulseAudio output", .serialized, .needsTestServers)
 struct PulseAudioOutputTests {
     @Test("monitor recording equals the reference", arguments: [
         "cbr-44k-stereo-short.mp3", "vbr-48k-mono.mp3", "cbr-48k-stereo.mp3", "cbr-44k-mono.mp3",

@@ -3,15 +3,18 @@ import Testing
 @testable import StreamPlay
 
 /// Each bad input ends in its own typed error, quickly: no crash, no hang, no silent success.
-@Suite("Bad input")
+@Suite("Bad input", .needsTestServers)
 struct BadInputTests {
     enum Expected: Sendable {
         case httpStatus(Int), notAudio, emptyStream, tooManyRedirects, timedOut, connectionFailed
         case hostNotFound, tlsFailure, fileNotFound, fileUnreadable, unsupportedScheme, invalidLocation
+        /// Refused as a format the engine cannot play, named with this text.
+        case unsupportedFormat(String)
 
         func matches(_ error: PlayerError) -> Bool {
             switch (self, error) {
             case (.httpStatus(let code), .httpStatus(let actual, _)): code == actual
+            case (.unsupportedFormat(let name), .unsupportedFormat(_, let format)): format.hasPrefix(name)
             case (.notAudio, .notAudio), (.emptyStream, .emptyStream), (.tooManyRedirects, .tooManyRedirects),
                  (.timedOut, .timedOut), (.connectionFailed, .connectionFailed), (.hostNotFound, .hostNotFound),
                  (.tlsFailure, .tlsFailure), (.fileNotFound, .fileNotFound), (.fileUnreadable, .fileUnreadable),
@@ -34,6 +37,14 @@ struct BadInputTests {
         ("http:/random.bin", .notAudio),
         ("http:/not-mp3.mp3", .notAudio),
         ("http:/empty.mp3", .emptyStream),
+        // Other formats: named, never played as noise through a false MPEG frame sync.
+        ("http:/formats/tone.m4a", .unsupportedFormat("MP4")),
+        ("http:/formats/m4a-named.mp3", .unsupportedFormat("MP4")),
+        ("http:/formats/tone.aac", .unsupportedFormat("AAC (ADTS)")),
+        ("media:/formats/aac-named.mp3", .unsupportedFormat("AAC (ADTS)")),
+        ("http:/formats/tone.flac", .unsupportedFormat("FLAC")),
+        ("media:/formats/tone.opus", .unsupportedFormat("Ogg Opus")),
+        ("http:/formats/tone.ogg", .unsupportedFormat("Ogg Vorbis")),
         ("http:/loop", .tooManyRedirects),
         ("blackhole:/never.mp3", .timedOut),
         ("refused:/x.mp3", .connectionFailed),

@@ -4,7 +4,7 @@ import Testing
 
 /// Memory stays flat over a long stream: three hours of audio decoded to the null sink (faster than
 /// real time), with the resident size measured from the first minute to the last.
-@Suite("Long streams", .serialized)
+@Suite("Long streams", .serialized, .needsTestServers)
 struct LongStreamTests {
     /// Resident memory of this process in KiB.
     static func residentKiB() -> Int {

@@ -3,7 +3,7 @@ import Testing
 @testable import StreamPlay
 
 /// What is played is what the file holds: the WAV sink's PCM equals `mpg123 -s`, sample for sample.
-@Suite("Decoded audio equals the mpg123 reference")
+@Suite("Decoded audio equals the mpg123 reference", .needsTestServers)
 struct DecodedAudioTests {
     static let files = [
         "cbr-44k-stereo.mp3", "vbr-44k-stereo.mp3", "cbr-48k-stereo.mp3", "cbr-44k-mono.mp3",

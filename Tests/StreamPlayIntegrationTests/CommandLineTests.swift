@@ -2,7 +2,7 @@ import Foundation
 import Testing
 
 /// The `streamplay` executable, run as a person or a script would run it.
-@Suite("streamplay command", .serialized)
+@Suite("streamplay command", .serialized, .needsTestServers)
 struct CommandLineTests {
     struct Run {
         let status: Int32
@@ -157,6 +157,20 @@ struct CommandLineTests {
         #expect(lines.first?.contains("HTTP 404") == true)
         #expect(!result.stderr.contains("secret"))
         #expect(try PCM.wavSamples(path: path).samples == (try ReferenceAudio("cbr-44k-mono.mp3")).samples)
+    }
+
+    @Test("an M4A, as a new user makes one with ffmpeg, is refused by name: exit 1 and no audio written")
+    func m4aRefused() async throws {
+        let path = TestEnvironment.temporaryPath("m4a.wav")
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        for name in ["formats/tone.m4a", "formats/aac-named.mp3"] {
+            let result = try await Self.run(["--output", "wav:\(path)", "\(try TestEnvironment.media())/\(name)"])
+            #expect(result.status == 1, "\(name): \(result.stdout)")
+            #expect(result.stderr.contains("MP4") || result.stderr.contains("AAC (ADTS)"), "\(name): \(result.stderr)")
+            #expect(!result.stdout.contains("ended"), "\(name): \(result.stdout)")
+            let samples = (try? PCM.wavSamples(path: path).samples) ?? []
+            #expect(samples.isEmpty, "\(name): \(samples.count) samples of noise written")
+        }
     }
 
     @Test("bad options are refused with usage help")

@@ -5,7 +5,7 @@ import Testing
 @testable import StreamPlayServices
 
 /// The OAuth 2 client against a real authorization server (Authlib, scripts/oauth-server.py).
-@Suite("OAuth 2 client", .serialized)
+@Suite("OAuth 2 client", .serialized, .needsTestServers)
 struct OAuth2Tests {
     /// /me of the test server, through `client`.
     static func me(_ client: OAuth2Client, scheme: String = "Bearer") async throws -> [String: Any] {

@@ -3,7 +3,7 @@ import Testing
 @testable import StreamPlay
 
 /// Links slower than the stream, and a sound server that goes away.
-@Suite("Rebuffering and the sound server", .serialized)
+@Suite("Rebuffering and the sound server", .serialized, .needsTestServers)
 struct RebufferTests {
     static func throttled(_ bytesPerSecond: Int) throws -> String {
         "\(try TestEnvironment.value("STREAMPLAY_TEST_FAULTS"))/throttle/\(bytesPerSecond)/cbr-44k-stereo.mp3?\(UUID().uuidString.prefix(8))"

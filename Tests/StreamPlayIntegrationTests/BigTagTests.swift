@@ -4,7 +4,7 @@ import Testing
 
 /// An ID3v2 tag of 5 MB in front of the audio (cover art of a careless tagger): skipped, and the
 /// audio after it decodes exactly.
-@Suite("Big ID3v2 tags")
+@Suite("Big ID3v2 tags", .needsTestServers)
 struct BigTagTests {
     @Test("a 5 MB ID3v2 tag over HTTP")
     func fiveMegabyteTag() async throws {

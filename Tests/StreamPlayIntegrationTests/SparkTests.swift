@@ -5,7 +5,7 @@ import Testing
 @testable import StreamPlayServices
 
 /// The Spark platform client against the Spark stand-in (scripts/service-stubs.py).
-@Suite("Spark client", .serialized)
+@Suite("Spark client", .serialized, .needsTestServers)
 struct SparkTests {
     // MARK: Sign-in
 

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import StreamPlay
 
-@Suite("Playlists (.m3u, .pls)")
+@Suite("Playlists (.m3u, .pls)", .needsTestServers)
 struct PlaylistTests {
     @Test func m3u() {
         let text = """

@@ -4,7 +4,7 @@ import Testing
 
 /// Seeks land where asked. The test signal is unique at every sample, so where audio after a
 /// seek comes from in the track is found exactly, by matching it against the reference decode.
-@Suite("Seeking", .serialized)
+@Suite("Seeking", .serialized, .needsTestServers)
 struct SeekTests {
     /// The contiguous stretches of `output`, each as (first output frame, first track frame).
     static func segments(of output: [Int16], in reference: ReferenceAudio, window: Int = 512) -> [(output: Int, track: Int)] {

@@ -5,7 +5,7 @@ import Testing
 
 /// Streams that break are resumed where the bytes stopped, and the audio is as if nothing
 /// happened. The faults come from a real server process (`scripts/fault-server.py`).
-@Suite("Recovery from broken connections", .serialized)
+@Suite("Recovery from broken connections", .serialized, .needsTestServers)
 struct RecoveryTests {
     struct FaultRequest {
         let path: String

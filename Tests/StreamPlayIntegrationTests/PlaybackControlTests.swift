@@ -3,7 +3,7 @@ import Testing
 @testable import StreamPlay
 
 /// Pause, resume and stop on the real sound server, checked on what the monitor heard.
-@Suite("Pause, resume and stop", .serialized)
+@Suite("Pause, resume and stop", .serialized, .needsTestServers)
 struct PlaybackControlTests {
     /// Frames from `start` on where `output` keeps following the track from `track` on.
     static func stretchLength(_ output: [Int16], from start: Int, track: Int, reference: ReferenceAudio) -> Int {

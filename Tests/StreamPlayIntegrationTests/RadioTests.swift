@@ -4,7 +4,7 @@ import Testing
 
 /// Internet radio from a real Icecast server (Debian's icecast2), fed with the test track in a
 /// loop; titles are changed through Icecast's admin interface while we listen.
-@Suite("Internet radio (Icecast)", .serialized)
+@Suite("Internet radio (Icecast)", .serialized, .needsTestServers)
 struct RadioTests {
     static func stationURL() throws -> String {
         "\(try TestEnvironment.value("STREAMPLAY_TEST_ICECAST"))\(try TestEnvironment.value("STREAMPLAY_TEST_ICECAST_MOUNT"))"

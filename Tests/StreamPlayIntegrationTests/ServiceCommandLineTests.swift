@@ -6,7 +6,7 @@ import Testing
 /// `streamplay login`, `whoami`, `resolve`, `logout` and playing service links, run as a
 /// person would, against the service stand-ins. Each test has its own state directory and
 /// points the binary at the stand-ins through the STREAMPLAY_<SERVICE>_* variables.
-@Suite("streamplay service commands", .serialized)
+@Suite("streamplay service commands", .serialized, .needsTestServers)
 struct ServiceCommandLineTests {
     /// A private home for one test: config file path, state directory, service variables.
     struct Home {

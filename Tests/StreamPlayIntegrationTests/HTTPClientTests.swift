@@ -3,7 +3,7 @@ import StreamPlay
 import Testing
 
 /// The async HTTP client the API clients use, on the engine's libcurl, against real servers.
-@Suite("HTTP client")
+@Suite("HTTP client", .needsTestServers)
 struct HTTPClientTests {
     @Test("GET with headers; redirects returned, or followed when asked")
     func getAndRedirects() async throws {

@@ -4,7 +4,7 @@ import Testing
 
 /// The play queue: gapless joins checked sample for sample on a continuous signal cut into
 /// LAME-tagged MP3s, format switches, skipping failures, and the queue commands.
-@Suite("Play queue", .serialized)
+@Suite("Play queue", .serialized, .needsTestServers)
 struct QueueTests {
     static let album = ["album/01.mp3", "album/02.mp3", "album/03.mp3"]
 

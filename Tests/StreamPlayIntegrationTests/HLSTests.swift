@@ -5,7 +5,7 @@ import Testing
 /// HLS with MP3 segments, made by ffmpeg's segment muxer and served by nginx (VOD) or by the
 /// fault server (live, and segments that drop). The PCM played must equal the reference decode
 /// of the unsegmented file.
-@Suite("HLS streams", .serialized)
+@Suite("HLS streams", .serialized, .needsTestServers)
 struct HLSTests {
     /// Plays `url` into a WAV file; returns the final state, the samples and the events.
     static func playToWAV(_ url: String, startingAt start: Double = 0,
@@ -218,7 +218,7 @@ struct HLSTests {
     func segmentDropWithoutReconnect() async throws {
         let playlist = try Self.faultPlaylist { $0 == 1 ? "drop-after/20000" : "plain" }
         defer { playlist.remove() }
-        let result = try await Self.playToWAV(playlist.url) { $0.reconnect.maxAttempts = 0 }
+        let result = try await Self.playToWAV(playlist.url) { $0.reconnect.maximumRetries = 0 }
         guard case .failed(.connectionLost(let url, _)) = result.state else {
             Issue.record("expected connectionLost, got \(result.state)")
             return

@@ -6,7 +6,7 @@ import Testing
 @testable import StreamPlayServices
 
 /// The SoundCloud client against the SoundCloud stand-in (scripts/service-stubs.py).
-@Suite("SoundCloud client", .serialized)
+@Suite("SoundCloud client", .serialized, .needsTestServers)
 struct SoundCloudTests {
     /// The error `operation` threw, or nil when it succeeded.
     static func failure<T>(_ operation: () async throws -> T) async -> SoundCloudError? {
