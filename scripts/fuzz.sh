@@ -14,6 +14,7 @@ targets=(
   "icy Fuzz/FuzzICY.swift Sources/StreamPlay/Input/ICYDemuxer.swift Sources/StreamPlay/Player/StreamMetadata.swift"
   "playlist Fuzz/FuzzPlaylist.swift Sources/StreamPlay/Input/PlaylistParser.swift Sources/StreamPlay/Support/RelativeLocation.swift Sources/StreamPlay/Support/WhitespaceTrimming.swift"
   "hls Fuzz/FuzzHLS.swift Sources/StreamPlay/Input/HLS/HLSPlaylistParser.swift Sources/StreamPlay/Input/HLS/HLSPlaylist.swift Sources/StreamPlay/Input/HLS/HLSVariantSelection.swift Sources/StreamPlay/Player/PlayerError.swift Sources/StreamPlay/Support/RedactedURL.swift Sources/StreamPlay/Support/RelativeLocation.swift Sources/StreamPlay/Support/WhitespaceTrimming.swift"
+  "sniffer Fuzz/FuzzSniffer.swift Sources/StreamPlay/Decoder/Sniffing/ContentSniffer.swift Sources/StreamPlay/Decoder/Sniffing/MediaSignature.swift Sources/StreamPlay/Decoder/Sniffing/MPEGAudioFrameHeader.swift Sources/StreamPlay/Decoder/Sniffing/ADTSFrameHeader.swift Sources/StreamPlay/Support/WhitespaceTrimming.swift"
   "headers Fuzz/FuzzHeaders.swift Sources/StreamPlay/Input/ResponseHeaders.swift Sources/StreamPlay/Support/WhitespaceTrimming.swift"
 )
 

@@ -139,6 +139,25 @@ cp "$out/page.html" "$out/not-mp3.mp3"
 python3 -c 'import random, sys; sys.stdout.buffer.write(random.Random(64).randbytes(65536))' \
   >"$out/random.bin"
 
+# --- Other formats -----------------------------------------------------------------------------
+
+# What listeners keep besides MP3, made by ffmpeg's own encoders: the MPEG-only engine refuses each
+# with unsupportedFormat naming it, never taking a false frame sync for MPEG audio, also when the
+# name says .mp3 (file names decide nothing).
+mkdir -p "$out/formats"
+ff() { # OUT FFMPEG_OUTPUT_ARGS...
+  local dst=$1
+  shift
+  ffmpeg -nostdin -hide_banner -loglevel error -y -i "$wav/unique-44k-stereo-6s.wav" "$@" "$out/formats/$dst"
+}
+ff tone.m4a -c:a aac -b:a 128k
+ff tone.aac -c:a aac -b:a 128k -f adts
+ff tone.flac -c:a flac
+ff tone.opus -c:a libopus -b:a 96k
+ff tone.ogg -c:a libvorbis -q:a 4
+cp "$out/formats/tone.aac" "$out/formats/aac-named.mp3"
+cp "$out/formats/tone.m4a" "$out/formats/m4a-named.mp3"
+
 # --- Demo track ------------------------------------------------------------------------------
 
 bash "$scripts/make-demo.sh" "$out/demo.mp3"

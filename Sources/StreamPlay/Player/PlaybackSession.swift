@@ -40,7 +40,7 @@ final class PlaybackSession: @unchecked Sendable {
 
     let location: MediaLocation
     let length: Double?
-    let urlRefresher: (@Sendable (String) async throws -> String)?
+    let urlRefresher: URLRefresher?
     private let configuration: PlayerConfiguration
     private let sink: any AudioSink
     private let report: @Sendable (Report) -> Void
@@ -84,15 +84,15 @@ final class PlaybackSession: @unchecked Sendable {
     /// Queued audio below which a starved real-time sink is paused to rebuffer, in seconds.
     private static let underrunThreshold = 0.04
 
-    /// Bytes fed without finding a frame, beyond any ID3v2 tag, before the input is declared
-    /// not to be MPEG audio.
+    /// Bytes held for ``ContentSniffer``, or fed without the decoder finding a frame, beyond any
+    /// ID3v2 tag, before the input is declared not to be audio.
     private static let sniffLimit = 256 * 1024
 
     /// - Parameters:
     ///   - preload: start as the next track: decode the first audio, then wait for ``activate()``.
     ///   - handOff: see ``handOff``.
     init(location: MediaLocation, startTime: Double, length: Double?, sink: any AudioSink,
-         configuration: PlayerConfiguration, urlRefresher: (@Sendable (String) async throws -> String)?,
+         configuration: PlayerConfiguration, urlRefresher: URLRefresher?,
          preload: Bool = false, handOff: (@Sendable (AudioFormat) -> Bool)? = nil,
          report: @escaping @Sendable (Report) -> Void) {
         self.activated = Atomic(!preload)
@@ -179,7 +179,7 @@ final class PlaybackSession: @unchecked Sendable {
             return try fetchText(url)
         } catch {
             guard case .httpStatus(let status, _) = error, status == 403 || status == 410, let urlRefresher,
-                  let fresh = URLRefresher(refresh: urlRefresher).freshURL(
+                  let fresh = BlockingURLRefresher(refresh: urlRefresher).freshURL(
                       replacing: url, timeout: configuration.urlRefreshTimeout,
                       shouldStop: { commands.withEngineLock { $0.stopRequested } })
             else { throw error }
@@ -522,8 +522,11 @@ final class PlaybackSession: @unchecked Sendable {
         var inputPosition = 0
         /// Input is read and thrown away up to this offset (seek without a Range request).
         var skipTo: Int?
+        /// Bytes handed to the decoder.
         var bytesFed = 0
-        var id3Size: Int?
+        /// The input's first bytes, held while ``ContentSniffer`` decides what they are; `nil`
+        /// once decided.
+        var sniffed: [UInt8]? = []
         var infoApplied = false
         var pendingSeek: Double?
         /// The next audio chunk starts the timeline anew (after a seek).
@@ -619,46 +622,68 @@ final class PlaybackSession: @unchecked Sendable {
             }
         }
         let count = ring.read(into: readable, generation: state.generation)
+        if state.sniffed != nil {
+            return try sniff(UnsafeRawBufferPointer(rebasing: buffer[..<count]), decoder: decoder, state: &state)
+        }
         guard count > 0 else { return false }
         let bytes = UnsafeRawBufferPointer(rebasing: buffer[..<count])
-        if state.bytesFed == 0 && state.inputPosition == 0 {
-            try sniff(bytes, state: &state)
-            if let tagEnd = state.id3Size, tagEnd > count {
-                // An ID3v2 tag is skipped here, not fed: mpg123 would hold all of it in memory,
-                // and its size (up to 256 MiB) comes from the network. The decoder starts at
-                // the first byte after the tag.
-                state.inputPosition = count
-                try decoder.restart(atByte: tagEnd, frame: 0)
-                if input.control.info?.supportsRanges == true,
-                   tagEnd - count > ring.available(generation: state.generation) {
-                    restartInput(at: tagEnd, state: &state)
-                } else {
-                    state.skipTo = tagEnd
-                }
-                return true
-            }
-        }
         try decoder.feed(bytes)
         state.inputPosition += count
         state.bytesFed += count
         anchorTransfer(state: &state, delivered: true)
-        if decoder.format == nil, state.bytesFed > Self.sniffLimit + min(state.id3Size ?? 0, count) {
+        if decoder.format == nil, state.bytesFed > Self.sniffLimit {
             throw .notAudio(url: location.description, reason: "no MPEG audio frame in the first \(state.bytesFed) bytes")
         }
         return true
     }
 
-    /// Recognises text where audio should be, and measures an ID3v2 tag in front.
-    private func sniff(_ bytes: UnsafeRawBufferPointer, state: inout DecodeState) throws(PlayerError) {
-        let head = Array(bytes.prefix(16))
-        if head.count >= 10, head[0] == 0x49, head[1] == 0x44, head[2] == 0x33 { // "ID3"
-            let size = head[6...9].reduce(0) { ($0 << 7) | Int($1 & 0x7F) }
-            state.id3Size = 10 + size + (head[5] & 0x10 != 0 ? 10 : 0)
-            return
-        }
-        let text = String(decoding: head, as: UTF8.self).trimmingPrefix(while: { $0.isWhitespace }).lowercased()
-        for marker in ["<!doctype", "<html", "<?xml", "<head", "<body", "{\""] where text.hasPrefix(marker) {
+    /// Holds the input's first bytes until ``ContentSniffer`` tells what they are, then feeds
+    /// them to the decoder, skips an ID3v2 tag in front, or refuses what it cannot play.
+    /// - Returns: `false` when no bytes came and nothing was decided.
+    private func sniff(_ bytes: UnsafeRawBufferPointer, decoder: any AudioDecoder,
+                       state: inout DecodeState) throws(PlayerError) -> Bool {
+        state.sniffed?.append(contentsOf: bytes)
+        state.inputPosition += bytes.count
+        if !bytes.isEmpty { anchorTransfer(state: &state, delivered: true) }
+        let held = state.sniffed ?? []
+        let ended = bytes.isEmpty && input.control.outcome(of: state.generation) == .finished
+            && ring.available(generation: state.generation) == 0
+        // Nothing came, or the input ended empty: the decode loop handles both.
+        if bytes.isEmpty && (!ended || held.isEmpty) { return false }
+        let heldStart = state.inputPosition - held.count
+        let verdict = held.withUnsafeBytes { ContentSniffer.sniff($0, isComplete: ended || held.count >= Self.sniffLimit) }
+        switch verdict {
+        case .needMore where !ended:
+            return true
+        case .decided(.id3v2Tag(let size)):
+            // The tag is skipped here, not fed: mpg123 would hold all of it in memory, and its
+            // size (up to 256 MiB) comes from the network. What follows it is sniffed in turn.
+            let tagEnd = heldStart + size
+            try decoder.restart(atByte: tagEnd, frame: 0)
+            if size <= held.count {
+                state.sniffed = Array(held[size...])
+                return true
+            }
+            state.sniffed = []
+            if input.control.info?.supportsRanges == true,
+               tagEnd - state.inputPosition > ring.available(generation: state.generation) {
+                restartInput(at: tagEnd, state: &state)
+            } else {
+                state.skipTo = tagEnd
+            }
+            return true
+        case .decided(.mpegAudio):
+            state.sniffed = nil
+            try held.withPlayerBytes { bytes throws(PlayerError) in try decoder.feed(bytes) }
+            state.bytesFed += held.count
+            return true
+        case .decided(.foreign(let signature)):
+            throw .unsupportedFormat(url: location.description, format: signature.description)
+        case .decided(.text(let marker)):
             throw .notAudio(url: location.description, reason: "the content is text (\(marker)…), not audio")
+        case .needMore, .unrecognised:
+            throw .notAudio(url: location.description,
+                            reason: "no MPEG audio frames and no known format in the first \(held.count) bytes")
         }
     }
 
@@ -932,7 +957,7 @@ final class PlaybackSession: @unchecked Sendable {
             if state.attached { sink.flush() }
             restartInput(at: 0, state: &state)
             state.bytesFed = 0
-            state.id3Size = nil
+            state.sniffed = []
             state.pendingSeek = target
             state.started = false
             state.framesBuffered = 0

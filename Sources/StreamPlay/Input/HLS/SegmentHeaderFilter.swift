@@ -63,7 +63,7 @@ struct SegmentHeaderFilter {
 
     /// Judges the held bytes: a tag or header frame to skip, a foreign format to refuse, or frames.
     private mutating func decide(final: Bool, emit: (UnsafeRawBufferPointer) -> Bool) throws(PlayerError) -> Bool {
-        if let tagSize = Self.id3Size(head) {
+        if let tagSize = head.withUnsafeBytes({ ContentSniffer.id3v2TagSize($0) }) {
             return try skip(tagSize, emit: emit, final: final)
         }
         if let format = Self.foreignFormat(head) {
@@ -92,45 +92,25 @@ struct SegmentHeaderFilter {
         return try remainder.withPlayerBytes { bytes throws(PlayerError) in try process(bytes, emit: emit) }
     }
 
-    /// The size of an ID3v2 tag at the front, header and footer included.
-    private static func id3Size(_ bytes: [UInt8]) -> Int? {
-        guard bytes.count >= 10, bytes[0] == 0x49, bytes[1] == 0x44, bytes[2] == 0x33 else { return nil }
-        let size = bytes[6...9].reduce(0) { ($0 << 7) | Int($1 & 0x7F) }
-        return 10 + size + (bytes[5] & 0x10 != 0 ? 10 : 0)
-    }
-
-    /// A container or codec StreamPlay cannot decode, recognised by its first bytes.
+    /// A container or codec StreamPlay cannot decode, recognised by its first bytes. A segment
+    /// starts on a frame boundary, so one ADTS header there is enough.
     private static func foreignFormat(_ bytes: [UInt8]) -> String? {
-        if bytes.count >= 189, bytes[0] == 0x47, bytes[188] == 0x47 { return "MPEG-TS" }
-        if bytes.count >= 8 {
-            let box = String(decoding: bytes[4..<8], as: UTF8.self)
-            if ["ftyp", "styp", "moof", "sidx", "moov"].contains(box) { return "fragmented MP4" }
+        bytes.withUnsafeBytes { bytes in
+            if case .mp4? = MediaSignature.recognise(bytes) { return "fragmented MP4" }
+            if let signature = MediaSignature.recognise(bytes) { return signature.description }
+            return ADTSFrameHeader(bytes) != nil ? MediaSignature.adts.description : nil
         }
-        // ADTS: an MPEG sync word whose layer bits are 0.
-        if bytes.count >= 2, bytes[0] == 0xFF, bytes[1] & 0xF6 == 0xF0 { return "AAC (ADTS)" }
-        return nil
     }
 
     /// The size of a Layer III frame at the front that holds a Xing, Info or VBRI header.
     private static func headerFrameSize(_ bytes: [UInt8]) -> Int? {
-        guard bytes.count >= 40, bytes[0] == 0xFF, bytes[1] & 0xE0 == 0xE0 else { return nil }
-        let version = (bytes[1] >> 3) & 0x03 // 3: MPEG-1, 2: MPEG-2, 0: MPEG-2.5
-        let layer = (bytes[1] >> 1) & 0x03 // 1: Layer III
-        let bitrateIndex = Int(bytes[2] >> 4)
-        let rateIndex = Int((bytes[2] >> 2) & 0x03)
-        guard version != 1, layer == 1, (1...14).contains(bitrateIndex), rateIndex < 3 else { return nil }
-        let mono = bytes[3] >> 6 == 3
-        let mpeg1 = version == 3
-        let xingOffset = 4 + (mpeg1 ? (mono ? 17 : 32) : (mono ? 9 : 17))
-        let tag = String(decoding: bytes[xingOffset..<(xingOffset + 4)], as: UTF8.self)
-        let vbri = String(decoding: bytes[36..<40], as: UTF8.self)
-        guard tag == "Xing" || tag == "Info" || vbri == "VBRI" else { return nil }
-        let bitrates = mpeg1
-            ? [0, 32, 40, 48, 56, 64, 80, 96, 112, 128, 160, 192, 224, 256, 320]
-            : [0, 8, 16, 24, 32, 40, 48, 56, 64, 80, 96, 112, 128, 144, 160]
-        let baseRates = [44100, 48000, 32000]
-        let sampleRate = baseRates[rateIndex] / (mpeg1 ? 1 : (version == 2 ? 2 : 4))
-        let padding = Int((bytes[2] >> 1) & 0x01)
-        return (mpeg1 ? 144_000 : 72_000) * bitrates[bitrateIndex] / sampleRate + padding
+        bytes.withUnsafeBytes { bytes in
+            guard bytes.count >= 40, let header = MPEGAudioFrameHeader(bytes), header.layer == 3 else { return nil }
+            let xingOffset = 4 + (header.version == .mpeg1 ? (header.isMono ? 17 : 32) : (header.isMono ? 9 : 17))
+            let tag = String(decoding: bytes[xingOffset..<(xingOffset + 4)], as: UTF8.self)
+            let vbri = String(decoding: bytes[36..<40], as: UTF8.self)
+            guard tag == "Xing" || tag == "Info" || vbri == "VBRI" else { return nil }
+            return header.frameLength
+        }
     }
 }
