@@ -1,3 +1,4 @@
+import StreamPlay
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -20,7 +21,7 @@ enum BrowserLauncher {
         defer { for pointer in pointers { free(pointer) } }
         guard posix_spawnp(&pid, "xdg-open", nil, nil, &pointers, environ) == 0 else { return false }
         let child = pid
-        BackgroundThread.start(name: "sp-browser") {
+        EngineThread.detached(name: "sp-browser") {
             var status: Int32 = 0
             while waitpid(child, &status, 0) < 0 && errno == EINTR {}
         }

@@ -23,7 +23,7 @@ final class KeyReader: Sendable {
     func start() {
         Terminal.enableKeyMode()
         running.store(true, ordering: .relaxed)
-        BackgroundThread.start(name: "streamplay-keys") { [self] in readLoop() }
+        EngineThread.detached(name: "sp-keys") { [self] in readLoop() }
     }
 
     func stop() {

@@ -73,7 +73,7 @@ struct LoginCommand: AsyncParsableCommand {
         } else {
             // stdin blocks: read it on a thread of its own, not on the cooperative pool.
             let pasted = await withCheckedContinuation { (continuation: CheckedContinuation<String?, Never>) in
-                let started = BackgroundThread.start(name: "sp-paste") {
+                let started = EngineThread.detached(name: "sp-paste") {
                     continuation.resume(returning: readLine(strippingNewline: true))
                 }
                 if !started { continuation.resume(returning: nil) }

@@ -169,5 +169,5 @@ struct PlayCommand: AsyncParsableCommand {
 struct PlayItem {
     let location: MediaLocation
     let name: String
-    let refresher: (@Sendable (String) async throws -> String)?
+    let refresher: URLRefresher?
 }

@@ -2,8 +2,8 @@ import Synchronization
 
 /// A caller's way to a fresh URL when a signed one expired (see ``Player/play(_:startingAt:length:urlRefresher:)``),
 /// asked from an engine thread.
-struct URLRefresher: Sendable {
-    let refresh: @Sendable (String) async throws -> String
+struct BlockingURLRefresher: Sendable {
+    let refresh: URLRefresher
 
     /// Asks for a URL to replace `expired`, blocking this engine thread (never the task pool)
     /// for at most `timeout` seconds, and less when `shouldStop` turns true. Nil when the
@@ -28,3 +28,8 @@ struct URLRefresher: Sendable {
         return result.withEngineLock { $0 } ?? nil
     }
 }
+
+/// Asked for a fresh URL when a signed stream URL expired (HTTP 403 or 410): given the expired
+/// URL, it returns the one to use, typically by resolving the track again (see
+/// ``Player/play(_:startingAt:length:urlRefresher:)``).
+public typealias URLRefresher = @Sendable (_ expiredURL: String) async throws -> String

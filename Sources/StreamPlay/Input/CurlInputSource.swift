@@ -17,19 +17,22 @@ final class CurlInputSource: InputSource, @unchecked Sendable {
     private let url: String
     /// The URL requests go to: `url`, or a fresh one from the refresher after an expiry.
     private var currentURL: String
-    private let urlRefresher: (@Sendable (String) async throws -> String)?
+    private let urlRefresher: URLRefresher?
     private let onMetadata: @Sendable (StreamMetadata) -> Void
     private let onReconnect: @Sendable () -> Void
     /// Whether the resource turned out to be a live stream (no length, no ranges), as the last
     /// transfer that delivered audio said. Input thread only.
     private var liveStream = false
+    /// Whether any transfer of this input delivered bytes (input thread): failures after that
+    /// are drops to recover from.
+    private var hasDelivered = false
     private let ring: ByteRing
     private let configuration: PlayerConfiguration
     private let multi: UnsafeMutableRawPointer
     private var thread: EngineThread?
 
     init(url: String, ring: ByteRing, control: InputControl, configuration: PlayerConfiguration,
-         urlRefresher: (@Sendable (String) async throws -> String)? = nil,
+         urlRefresher: URLRefresher? = nil,
          onReconnect: @escaping @Sendable () -> Void = {},
          onMetadata: @escaping @Sendable (StreamMetadata) -> Void = { _ in }) {
         self.onReconnect = onReconnect
@@ -76,22 +79,10 @@ final class CurlInputSource: InputSource, @unchecked Sendable {
         var isReconnect = false
     }
 
-    /// Why a transfer ended, as far as recovery is concerned.
-    private enum Ending {
-        case finished
-        case failed(PlayerError)
-        /// The connection broke or stalled: resume where the bytes stopped.
-        case dropped(PlayerError)
-        /// The resumed request was refused as expired (403, 410): ask for a fresh URL.
-        case expired(PlayerError)
-        /// 503 with a short Retry-After: try again then.
-        case retryAfter(seconds: Double, PlayerError)
-    }
-
     private func run() {
         var transfer: CurlTransfer?
         var planned: PlannedRequest?
-        var attempts = 0
+        var planner = ReconnectPlanner(policy: configuration.reconnect, canRenewURL: urlRefresher != nil)
         var lastProgress = ContinuousClock.now
         var lastDelivered = 0
 
@@ -109,7 +100,7 @@ final class CurlInputSource: InputSource, @unchecked Sendable {
                 remove(transfer)
                 ring.beginGeneration(restart.generation)
                 planned = PlannedRequest(offset: restart.offset, generation: restart.generation, notBefore: .now)
-                attempts = 0
+                planner.reset()
             }
             if let request = planned, request.notBefore <= .now {
                 planned = nil
@@ -140,11 +131,11 @@ final class CurlInputSource: InputSource, @unchecked Sendable {
             curl_multi_perform(multi, &running)
 
             var pending: Int32 = 0
-            var ended: (CurlTransfer, Ending)?
+            var ended: (CurlTransfer, TransferEnd)?
             while let message = curl_multi_info_read(multi, &pending) {
                 guard message.pointee.msg == CURLMSG_DONE, let current = transfer,
                       message.pointee.easy_handle == current.handle else { continue }
-                ended = (current, ending(for: message.pointee.data.result, transfer: current))
+                ended = (current, transferEnd(for: message.pointee.data.result, transfer: current))
             }
 
             // A transfer that wants bytes but gets none for too long has stalled: a drop.
@@ -158,23 +149,13 @@ final class CurlInputSource: InputSource, @unchecked Sendable {
                     lastProgress = .now
                 } else if ContinuousClock.now - lastProgress > .seconds(configuration.stallTimeout) {
                     let error = PlayerError.timedOut(url: redactedURL, seconds: configuration.stallTimeout)
-                    ended = (current, current.delivered > 0 || current.offset > 0 ? .dropped(error) : .failed(error))
+                    ended = (current, transferEnd(.stalled, error: error, transfer: current))
                 }
             }
 
-            if let (current, ending) = ended {
+            if let (current, end) = ended {
                 remove(current)
-                if current.delivered > 0 { attempts = 0 }
-                planned = plan(after: ending, of: current, attempts: &attempts)
-                if planned == nil {
-                    switch ending {
-                    case .finished:
-                        if !current.infoPublished { control.publish(info: current.info) }
-                        control.finish(generation: current.generation, with: .finished)
-                    case .failed(let error), .dropped(let error), .expired(let error), .retryAfter(_, let error):
-                        control.finish(generation: current.generation, with: .failed(error))
-                    }
-                }
+                planned = carryOut(planner.plan(after: end), after: end, of: current, retries: planner.retries)
                 continue
             }
 
@@ -189,88 +170,67 @@ final class CurlInputSource: InputSource, @unchecked Sendable {
         remove(transfer)
     }
 
-    /// The next request after a transfer ended, or `nil` when the generation is over.
-    private func plan(after ending: Ending, of transfer: CurlTransfer, attempts: inout Int) -> PlannedRequest? {
-        let policy = configuration.reconnect
-        let resumeAt = transfer.offset + transfer.delivered
-        switch ending {
-        case .finished, .failed:
+    /// Carries out the planner's decision after a transfer ended: the next request, or `nil`
+    /// when the generation is over (finished or failed, which this reports).
+    private func carryOut(_ decision: ReconnectPlanner.Decision, after end: TransferEnd,
+                          of transfer: CurlTransfer, retries: Int) -> PlannedRequest? {
+        var delay = 0.0
+        switch decision {
+        case .finished:
+            if !transfer.infoPublished { control.publish(info: transfer.info) }
+            control.finish(generation: transfer.generation, with: .finished)
             return nil
-        case .dropped(let error), .expired(let error):
-            guard attempts < policy.maxAttempts else { return nil }
-            attempts += 1
-            if case .expired = ending {
-                guard let refresh = urlRefresher, let fresh = fetchFreshURL(refresh) else { return nil }
-                currentURL = fresh
+        case .fail(let error):
+            control.finish(generation: transfer.generation, with: .failed(error))
+            return nil
+        case .renewURL:
+            guard let urlRefresher, let fresh = fetchFreshURL(urlRefresher) else {
+                control.finish(generation: transfer.generation, with: .failed(end.error ?? .connectionLost(url: redactedURL, reason: "expired")))
+                return nil
             }
-            let delay = min(policy.initialDelay * pow(2, Double(attempts - 1)), policy.maximumDelay)
-            onReconnect()
-            configuration.logger.info("reconnecting", metadata: [
-                "url": "\(redactedURL)", "offset": "\(resumeAt)", "attempt": "\(attempts)", "cause": "\(error)",
-            ])
-            return PlannedRequest(offset: resumeAt, generation: transfer.generation,
-                                  notBefore: .now + .milliseconds(Int(delay * 1000)),
-                                  requestRange: !(transfer.isReconnect ? liveStream : transfer.info.isEndless),
-                                  isReconnect: true)
-        case .retryAfter(let seconds, _):
-            // Once: a server that keeps answering 503 is down, and the listener should know.
-            guard attempts == 0, seconds <= policy.maximumRetryAfter else { return nil }
-            attempts += 1
-            return PlannedRequest(offset: resumeAt, generation: transfer.generation,
-                                  notBefore: .now + .milliseconds(Int(seconds * 1000)))
+            currentURL = fresh
+        case .retry(_, let seconds):
+            delay = seconds
         }
+        onReconnect()
+        configuration.logger.info("reconnecting", metadata: [
+            "url": "\(redactedURL)", "offset": "\(end.resumeOffset)", "retry": "\(retries)",
+            "cause": "\(end.error.map { "\($0)" } ?? "-")",
+        ])
+        return PlannedRequest(offset: end.resumeOffset, generation: transfer.generation,
+                              notBefore: .now + .milliseconds(Int(delay * 1000)),
+                              requestRange: !(transfer.isReconnect ? liveStream : transfer.info.isEndless),
+                              isReconnect: true)
     }
 
     /// Asks the refresher for a new URL, blocking this input thread (never the task pool).
-    private func fetchFreshURL(_ refresh: @escaping @Sendable (String) async throws -> String) -> String? {
-        URLRefresher(refresh: refresh).freshURL(replacing: currentURL, timeout: configuration.urlRefreshTimeout) {
+    private func fetchFreshURL(_ refresh: @escaping URLRefresher) -> String? {
+        BlockingURLRefresher(refresh: refresh).freshURL(replacing: currentURL, timeout: configuration.urlRefreshTimeout) {
             control.stopRequested
         }
     }
 
-    private func ending(for code: CURLcode, transfer: CurlTransfer) -> Ending {
+    /// How `transfer` ended, for the planner.
+    private func transferEnd(for code: CURLcode, transfer: CurlTransfer) -> TransferEnd {
         if transfer.delivered > 0 {
             liveStream = transfer.info.isEndless
         }
         guard code != CURLE_OK else {
             // A radio server that closes the stream has not reached an end: a live stream has none.
             if transfer.metadataInterval != nil, transfer.info.isEndless, transfer.delivered > 0 {
-                return .dropped(.connectionLost(url: redactedURL, reason: "the server closed the stream"))
+                return transferEnd(.broken, error: .connectionLost(url: redactedURL, reason: "the server closed the stream"),
+                                   transfer: transfer)
             }
-            return .finished
+            return .completed(offset: transfer.offset, delivered: transfer.delivered)
         }
-        let error = error(for: code, transfer: transfer)
-        let status = transfer.responseCode
-        let resuming = transfer.offset > 0
-        if transfer.isReconnect {
-            // Reconnecting: a server that is restarting refuses or fails for a while.
-            switch code {
-            case CURLE_COULDNT_CONNECT, CURLE_COULDNT_RESOLVE_HOST, CURLE_OPERATION_TIMEDOUT, CURLE_GOT_NOTHING,
-                 CURLE_RECV_ERROR, CURLE_SEND_ERROR, CURLE_PARTIAL_FILE:
-                return .dropped(error)
-            case CURLE_HTTP_RETURNED_ERROR where status >= 500 && status != 503:
-                return .dropped(error)
-            default:
-                break
-            }
-        }
-        switch code {
-        case CURLE_HTTP_RETURNED_ERROR where status == 416 && resuming:
-            // Asked for bytes past the end: everything had arrived (a Content-Length that lied).
-            return .finished
-        case CURLE_HTTP_RETURNED_ERROR where (status == 403 || status == 410) && urlRefresher != nil
-            && (resuming || !transfer.isReconnect):
-            // A signed URL that expired, mid-stream or before the item's turn came: ask for a new
-            // one. A first request refused again after a refresh is final; mid-stream, the
-            // reconnect attempts bound the asking.
-            return .expired(error)
-        case CURLE_HTTP_RETURNED_ERROR where status == 503:
-            return transfer.retryAfter.map { .retryAfter(seconds: $0, error) } ?? .failed(error)
-        case CURLE_PARTIAL_FILE, CURLE_RECV_ERROR, CURLE_GOT_NOTHING, CURLE_SEND_ERROR, CURLE_OPERATION_TIMEDOUT:
-            return transfer.delivered > 0 || resuming ? .dropped(error) : .failed(error)
-        default:
-            return .failed(error)
-        }
+        return transferEnd(TransferEnd.Failure(curlCode: code, status: transfer.responseCode),
+                           error: error(for: code, transfer: transfer), transfer: transfer)
+    }
+
+    private func transferEnd(_ failure: TransferEnd.Failure, error: PlayerError, transfer: CurlTransfer) -> TransferEnd {
+        if transfer.delivered > 0 { hasDelivered = true }
+        return TransferEnd(failure: failure, error: error, offset: transfer.offset, delivered: transfer.delivered,
+                           retryAfter: transfer.retryAfter, inputEstablished: hasDelivered)
     }
 
     private func error(for code: CURLcode, transfer: CurlTransfer) -> PlayerError {

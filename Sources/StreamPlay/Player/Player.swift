@@ -42,7 +42,7 @@ public final class Player: Sendable {
         var queue: [QueueItem] = []
         var currentIndex: Int?
         var lastItemID = 0
-        var refreshers: [Int: @Sendable (String) async throws -> String] = [:]
+        var refreshers: [Int: URLRefresher] = [:]
         var preloaded: Preloaded?
         /// Sessions that ended on their own thread and wait to be joined by another.
         var retired: [PlaybackSession] = []
@@ -53,7 +53,7 @@ public final class Player: Sendable {
         }
 
         mutating func makeItem(_ location: MediaLocation, startTime: Double, length: Double?,
-                               urlRefresher: (@Sendable (String) async throws -> String)?) -> QueueItem {
+                               urlRefresher: URLRefresher?) -> QueueItem {
             lastItemID += 1
             if let urlRefresher { refreshers[lastItemID] = urlRefresher }
             return QueueItem(id: lastItemID, location: location, startTime: max(startTime, 0), length: length)
@@ -74,7 +74,8 @@ public final class Player: Sendable {
     /// The configuration the player was made with.
     public let configuration: PlayerConfiguration
     private let core = Mutex(Core())
-    private let hub = EventHub()
+    /// Fans events out to every ``events`` stream.
+    private let hub = Broadcaster<PlayerEvent>(buffered: 1024)
     /// Held through the commands that stop sessions, so that two of them never interleave (each
     /// joins threads, which must not happen with `core` held). Engine threads never take it.
     private let commandLock = Mutex(())
@@ -111,10 +112,10 @@ public final class Player: Sendable {
     ///   given the expired URL, it returns the one to use (a resolver re-resolving the track).
     ///   Playback goes on at the same byte. At the first request it is asked once (a fresh URL
     ///   refused too ends the item); mid-stream each refusal counts as a reconnect attempt, so
-    ///   it is asked at most `reconnect.maxAttempts` times. HLS asks it for the playlist and
+    ///   it is asked at most `reconnect.maximumRetries` times. HLS asks it for the playlist and
     ///   once per segment. It is given `urlRefreshTimeout` seconds and cancelled after.
     public func play(_ location: MediaLocation, startingAt startTime: Double = 0, length: Double? = nil,
-                     urlRefresher: (@Sendable (String) async throws -> String)? = nil) {
+                     urlRefresher: URLRefresher? = nil) {
         commandLock.withEngineLock { _ in
             core.withEngineLock { core in
                 core.refreshers = [:]
@@ -177,7 +178,7 @@ public final class Player: Sendable {
     /// while the queue plays is played in its turn.
     @discardableResult
     public func enqueue(_ location: MediaLocation, startingAt startTime: Double = 0, length: Double? = nil,
-                        urlRefresher: (@Sendable (String) async throws -> String)? = nil) -> QueueItem {
+                        urlRefresher: URLRefresher? = nil) -> QueueItem {
         commandLock.withEngineLock { _ in
             let item = core.withEngineLock { core in
                 let item = core.makeItem(location, startTime: startTime, length: length, urlRefresher: urlRefresher)
@@ -582,7 +583,7 @@ public final class Player: Sendable {
     /// A stream of everything that happens from now on, starting with the current state.
     /// Each call makes an independent stream; it ends when the player is released.
     public var events: AsyncStream<PlayerEvent> {
-        hub.subscribe { .stateChanged(self.state) }
+        hub.stream { .stateChanged(self.state) }
     }
 
     /// Waits until the current play ends, fails or is stopped, and returns that state.

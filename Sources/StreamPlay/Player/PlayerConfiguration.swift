@@ -52,21 +52,23 @@ public struct PlayerConfiguration: Sendable {
     }
 }
 
-/// How the input resumes after a dropped or stalled connection.
+/// How the input recovers when a transfer fails: a dropped or stalled connection, a server
+/// restarting, a rate limit, an expired signed URL.
 ///
 /// A transfer that breaks after delivering audio is resumed with a Range request from the first
 /// byte not yet received, into the same buffer, so the decoder sees one unbroken stream. Each
-/// attempt waits longer (`initialDelay`, doubling, at most `maximumDelay`); the count starts
-/// again whenever bytes arrive. A first connection that fails is not retried: its error is
-/// reported at once.
-public struct ReconnectPolicy: Sendable {
-    /// Consecutive attempts without a byte received before the play fails.
-    public var maxAttempts = 5
-    /// Seconds before the first attempt.
+/// retry waits longer (see ``Backoff``); the count starts again whenever bytes arrive. A first
+/// connection that fails is not retried: its error is reported at once. The rules are those of
+/// the engine's reconnect planner, the same for progressive inputs and HLS segments; the
+/// Network behaviour article lists them.
+public struct ReconnectPolicy: Sendable, Equatable {
+    /// Consecutive retries without a byte received before the play fails.
+    public var maximumRetries = 5
+    /// Seconds before the first retry; each later one waits twice as long as the one before.
     public var initialDelay = 0.1
-    /// Longest wait between attempts, in seconds.
+    /// Longest wait between retries, in seconds.
     public var maximumDelay = 3.0
-    /// Longest Retry-After (HTTP 503) honoured, in seconds; longer ones fail at once.
+    /// Longest Retry-After (HTTP 429, 503) honoured, in seconds; longer ones fail at once.
     public var maximumRetryAfter = 10.0
 
     /// Creates the default policy.

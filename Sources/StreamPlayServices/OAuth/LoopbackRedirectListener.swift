@@ -80,7 +80,7 @@ public final class LoopbackRedirectListener: Sendable {
         if let refusal { throw refusal }
         let result = await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Result<String, OAuth2Error>, Never>) in
-                DetachedThread.start { [self] in
+                let waitForRedirect: @Sendable () -> Void = { [self] in
                     let result = accept(timeout: timeout)
                     let closeNow = state.withEngineLock { state -> Bool in
                         state.waiting = false
@@ -89,6 +89,8 @@ public final class LoopbackRedirectListener: Sendable {
                     if closeNow { Glibc.close(socket) }
                     continuation.resume(returning: result)
                 }
+                // Without a thread of its own, the wait runs here: it is bounded by `timeout`.
+                if !EngineThread.detached(name: "oauth-redirect", body: waitForRedirect) { waitForRedirect() }
             }
         } onCancel: {
             state.withEngineLock { $0.cancelled = true }

@@ -27,7 +27,7 @@ public actor OAuth2Client {
     private let store: (any TokenStore)?
     private let account: String
     private var logger: Logger
-    private let broadcaster = Broadcaster<OAuth2Event>()
+    private let broadcaster = Broadcaster<OAuth2Event>(buffered: 256)
     private var token: OAuth2Token?
     private var refreshing: Task<Result<OAuth2Token, OAuth2Error>, Never>?
     private var usesClientCredentials = false

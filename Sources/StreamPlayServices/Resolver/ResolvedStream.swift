@@ -24,12 +24,12 @@ public struct ResolvedStream: Sendable, CustomStringConvertible {
     /// asks it whenever the server answers 403 or 410: at the first request (a URL that expired
     /// before playback started), when a dropped stream is resumed, and, for HLS, when the
     /// playlist or a segment is refused. Nil when the URL does not expire.
-    public var refresher: (@Sendable (String) async throws -> String)?
+    public var refresher: URLRefresher?
 
     /// A resolved stream.
     public init(url: String, requestHeaders: HTTPHeaders = [:], expiresAt: Date? = nil, format: StreamFormat,
                 title: String? = nil, duration: Double? = nil, service: StreamingService? = nil, isPreview: Bool = false,
-                refresher: (@Sendable (String) async throws -> String)? = nil) {
+                refresher: URLRefresher? = nil) {
         self.url = url
         self.requestHeaders = requestHeaders
         self.expiresAt = expiresAt

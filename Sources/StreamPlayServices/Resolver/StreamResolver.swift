@@ -80,7 +80,7 @@ public struct StreamResolver: Sendable {
         }
         let rendition = stream.rendition
         // The signed URL lives minutes: a resumed request refused with 403 asks for a new one.
-        let refresher: @Sendable (String) async throws -> String = { _ in
+        let refresher: URLRefresher = { _ in
             try await client.refreshedStreamURL(forTrack: urn, rendition: rendition)
         }
         return ResolvedStream(url: stream.url, expiresAt: stream.expiresAt, format: stream.format, title: stream.title,

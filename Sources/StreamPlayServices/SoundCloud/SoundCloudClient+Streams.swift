@@ -67,7 +67,7 @@ extension SoundCloudClient {
 
     /// The Player's URL refresher for `stream` (see `Player.play(_:startingAt:length:urlRefresher:)`):
     /// given the expired URL, it returns a newly signed one.
-    public func urlRefresher(for stream: SoundCloudStream) -> @Sendable (String) async throws -> String {
+    public func urlRefresher(for stream: SoundCloudStream) -> URLRefresher {
         { [self] _ in try await refreshedStreamURL(forTrack: stream.trackURN, rendition: stream.rendition) }
     }
 

@@ -20,7 +20,7 @@ final class HLSInputSource: InputSource, @unchecked Sendable {
     let initialPlaylist: HLSMediaPlaylist
     /// Replaced by the refresher's answer when signed URLs expired.
     private var playlistURL: String
-    private let urlRefresher: URLRefresher?
+    private let urlRefresher: BlockingURLRefresher?
     private let ring: ByteRing
     private let configuration: PlayerConfiguration
     private let onReconnect: @Sendable () -> Void
@@ -51,11 +51,11 @@ final class HLSInputSource: InputSource, @unchecked Sendable {
     /// - Parameter urlRefresher: gives a fresh playlist URL when a segment is refused with 403
     ///   or 410, as signed CDN URLs are once they expire; the playlist is read again from it.
     init(playlistURL: String, playlist: HLSMediaPlaylist, ring: ByteRing, control: InputControl,
-         configuration: PlayerConfiguration, urlRefresher: (@Sendable (String) async throws -> String)? = nil,
+         configuration: PlayerConfiguration, urlRefresher: URLRefresher? = nil,
          onReconnect: @escaping @Sendable () -> Void = {}) {
         _ = CurlRequest.globalInit
         self.playlistURL = playlistURL
-        self.urlRefresher = urlRefresher.map(URLRefresher.init(refresh:))
+        self.urlRefresher = urlRefresher.map(BlockingURLRefresher.init(refresh:))
         self.initialPlaylist = playlist
         self.playlist = playlist
         self.ring = ring
@@ -142,7 +142,7 @@ final class HLSInputSource: InputSource, @unchecked Sendable {
                 reloadFailures = 0
             } catch {
                 reloadFailures += 1
-                if reloadFailures > configuration.reconnect.maxAttempts {
+                if reloadFailures > configuration.reconnect.maximumRetries {
                     control.finish(generation: current.generation, with: .failed(error))
                     job = nil
                 }
@@ -241,8 +241,8 @@ final class HLSInputSource: InputSource, @unchecked Sendable {
         plaintext.reserveCapacity(Self.writeSize + 32)
         var failure: PlayerError?
         var received = 0
-        var attempts = 0
-        let policy = configuration.reconnect
+        // The playlist was read: the stream is under way, so a failing segment is a drop.
+        var planner = ReconnectPlanner(policy: configuration.reconnect, canRenewURL: urlRefresher != nil)
         let base = segment.byteRange?.offset ?? 0
         let end = segment.byteRange.map { $0.offset + $0.length - 1 }
 
@@ -263,8 +263,28 @@ final class HLSInputSource: InputSource, @unchecked Sendable {
             }
         }
 
+        // The segment arrived whole: flush the decryptor and the header filter.
+        func complete() -> FetchResult {
+            if let end, base + received < end + 1 {
+                return .failed(.connectionLost(url: redacted, reason: "the segment ended \(end + 1 - base - received) bytes short"))
+            }
+            do throws(PlayerError) {
+                if let decryptor {
+                    plaintext.removeAll(keepingCapacity: true)
+                    try decryptor.finish(into: &plaintext)
+                    let written = try plaintext.withPlayerBytes { clear throws(PlayerError) in
+                        try filter.process(clear) { write($0) }
+                    }
+                    if !written { return .interrupted }
+                }
+                if try !filter.finish(emit: { write($0) }) { return .interrupted }
+            } catch {
+                return .failed(error)
+            }
+            return .done
+        }
+
         var url = segment.url
-        var renewed = false
         while true {
             guard let request = SegmentRequest(
                 url: url, start: base + received, end: end, configuration: configuration,
@@ -274,47 +294,32 @@ final class HLSInputSource: InputSource, @unchecked Sendable {
             received += request.delivered
             if let failure { return .failed(failure) }
             if request.interruption == .command || control.hasCommands(since: seenCommands) { return .interrupted }
-            if code == CURLE_OK {
-                if let end, base + received < end + 1 {
-                    return .failed(.connectionLost(url: redacted, reason: "the segment ended \(end + 1 - base - received) bytes short"))
-                }
-                do throws(PlayerError) {
-                    if let decryptor {
-                        plaintext.removeAll(keepingCapacity: true)
-                        try decryptor.finish(into: &plaintext)
-                        let written = try plaintext.withPlayerBytes { clear throws(PlayerError) in
-                            try filter.process(clear) { write($0) }
-                        }
-                        if !written { return .interrupted }
-                    }
-                    if try !filter.finish(emit: { write($0) }) { return .interrupted }
-                } catch {
-                    return .failed(error)
-                }
-                return .done
-            }
+            if code == CURLE_OK { return complete() }
             let error = request.error(for: code, url: url, configuration: configuration)
-            if request.delivered > 0 { attempts = 0 }
-            if code == CURLE_HTTP_RETURNED_ERROR, request.statusCode == 403 || request.statusCode == 410, !renewed,
-               let fresh = renewedURL(of: segment) {
-                // Signed URLs that expired: the same segment from a freshly signed playlist,
-                // at the byte it stopped (once per segment: a fresh URL refused is final).
-                renewed = true
+            let failure = request.interruption == .stalled
+                ? TransferEnd.Failure.stalled : TransferEnd.Failure(curlCode: code, status: request.statusCode)
+            let transferEnd = TransferEnd(failure: failure, error: error, offset: base + received - request.delivered,
+                                          delivered: request.delivered, retryAfter: nil, inputEstablished: true)
+            switch planner.plan(after: transferEnd) {
+            case .finished:
+                return complete()
+            case .fail(let error):
+                return .failed(error)
+            case .renewURL:
+                // Signed URLs that expired: the same segment from a freshly signed playlist, at
+                // the byte it stopped.
+                guard let fresh = renewedURL(of: segment) else { return .failed(error) }
                 url = fresh
-                continue
-            }
-            guard Self.isTransient(code, status: request.statusCode, stalled: request.interruption == .stalled),
-                  attempts < policy.maxAttempts else { return .failed(error) }
-            attempts += 1
-            onReconnect()
-            configuration.logger.info("resuming segment", metadata: [
-                "url": "\(redacted)", "offset": "\(received)", "attempt": "\(attempts)", "cause": "\(error)",
-            ])
-            let delay = min(policy.initialDelay * pow(2, Double(attempts - 1)), policy.maximumDelay)
-            let deadline = ContinuousClock.now + .milliseconds(Int(delay * 1000))
-            while ContinuousClock.now < deadline {
-                if control.hasCommands(since: seenCommands) { return .interrupted }
-                wake.wait(timeout: min((deadline - .now).inSeconds, 0.1))
+            case .retry(_, let delay):
+                onReconnect()
+                configuration.logger.info("resuming segment", metadata: [
+                    "url": "\(redacted)", "offset": "\(received)", "retry": "\(planner.retries)", "cause": "\(error)",
+                ])
+                let deadline = ContinuousClock.now + .milliseconds(Int(delay * 1000))
+                while ContinuousClock.now < deadline {
+                    if control.hasCommands(since: seenCommands) { return .interrupted }
+                    wake.wait(timeout: min((deadline - .now).inSeconds, 0.1))
+                }
             }
         }
     }
@@ -337,21 +342,6 @@ final class HLSInputSource: InputSource, @unchecked Sendable {
         }
         configuration.logger.info("segment URLs renewed", metadata: ["playlist": "\(redactedPlaylistURL)"])
         return playlist.segments.first { $0.sequence == segment.sequence }?.url
-    }
-
-    /// Whether a failed segment request is worth another try: the connection broke or stalled,
-    /// or the server failed for now (5xx). A 4xx or a TLS failure will not mend by retrying.
-    private static func isTransient(_ code: CURLcode, status: Int, stalled: Bool) -> Bool {
-        if stalled { return true }
-        switch code {
-        case CURLE_PARTIAL_FILE, CURLE_RECV_ERROR, CURLE_GOT_NOTHING, CURLE_SEND_ERROR,
-             CURLE_OPERATION_TIMEDOUT, CURLE_COULDNT_CONNECT:
-            return true
-        case CURLE_HTTP_RETURNED_ERROR:
-            return status >= 500
-        default:
-            return false
-        }
     }
 
     /// Copies audio bytes into the ring, waiting for space. `false` when a command came first.
