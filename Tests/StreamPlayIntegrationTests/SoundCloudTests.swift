@@ -173,7 +173,7 @@ struct SoundCloudTests {
 
     @Test("HTTP 429 that persists: typed rateLimited with the reset time, after the allowed tries")
     func rateLimitGivesUp() async throws {
-        let client = try SoundCloudTesting.client(retryPolicy: ServiceRetryPolicy(maximumAttempts: 2))
+        let client = try SoundCloudTesting.client(retryPolicy: ServiceRetryPolicy(maximumRetries: 1))
         try await client.oauth.authenticateWithClientCredentials()
         let track = SoundCloudTesting.syntheticTrack()
         let path = "/tracks/soundcloud:tracks:\(track)"

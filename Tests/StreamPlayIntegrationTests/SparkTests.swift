@@ -385,7 +385,7 @@ struct SparkTests {
         #expect(elapsed >= .milliseconds(1900), "two Retry-After: 1 waits, took \(elapsed)")
         #expect(try SparkTesting.requests(to: "/v1/my/account", after: mark).map { $0["status"] as? Int } == [429, 503, 200])
         // A 500 to a GET is retried after a backoff; to a POST it is not: Spark may have acted.
-        await client.setRetryPolicy(ServiceRetryPolicy(maximumAttempts: 3, maximumWait: 5, baseDelay: 0.05))
+        await client.setRetryPolicy(ServiceRetryPolicy(maximumRetries: 2, initialDelay: 0.05, maximumDelay: 5))
         let mark2 = try ServiceStubs.logMark()
         try await ServiceStubs.fail(.spark, status: 500, path: "/v1/my/account")
         _ = try await client.account()
@@ -405,7 +405,7 @@ struct SparkTests {
         #expect(error == .api(code: 1510, message: "The API is temporarily unavailable.", status: 503))
         #expect(try SparkTesting.requests(to: "/v1/my/account", after: mark4).count == 3, "the first try and two retries")
         // A Retry-After beyond the policy's longest wait is not slept: the error comes at once.
-        await client.setRetryPolicy(ServiceRetryPolicy(maximumWait: 0.5))
+        await client.setRetryPolicy(ServiceRetryPolicy(maximumDelay: 0.5))
         let mark5 = try ServiceStubs.logMark()
         try await ServiceStubs.fail(.spark, status: 429, path: "/v1/my/account", retryAfter: 1)
         let start5 = ContinuousClock.now
@@ -445,7 +445,7 @@ struct SparkTests {
         try await client.refresh()
         #expect(CapturingLogHandler.lines.withEngineLock { $0.count } == beforeRefresh, "nor the session's grants")
         await client.setLogLevel(.warning)
-        await client.setRetryPolicy(ServiceRetryPolicy(maximumAttempts: 2))
+        await client.setRetryPolicy(ServiceRetryPolicy(maximumRetries: 1))
         try await ServiceStubs.fail(.spark, status: 503, count: 2, path: "/v1/my/account", retryAfter: 0)
         let warned = await lines { _ = try? await client.account() }
         #expect(warned.count == 2 && warned[0].hasPrefix("warning Spark answered HTTP 503")

@@ -303,9 +303,9 @@ struct SpotifyTests {
         entries = try SpotifyTesting.log(after: mark, host: "api")
         #expect(entries.map { $0["status"] as? Int } == [500, 500, 200])
 
-        // Retries run out: the last answer's error object, after exactly maximumAttempts tries.
+        // Retries run out: the last answer's error object, after exactly maximumRetries + 1 tries.
         let impatient = SpotifyClient(configuration: try SpotifyTesting.configuration(.confidential, redirectURI: nil),
-                                      retryPolicy: ServiceRetryPolicy(maximumAttempts: 3, baseDelay: 0.05))
+                                      retryPolicy: ServiceRetryPolicy(maximumRetries: 2, initialDelay: 0.05))
         try await impatient.oauth.authenticateWithClientCredentials()
         try await ServiceStubs.fail(.spotify, status: 502, count: 3, path: "/v1/tracks")
         mark = try ServiceStubs.logMark()
@@ -466,7 +466,7 @@ struct SpotifyTests {
         #expect(error == .rateLimited(retryAfter: 1e30), "\(String(describing: error))")
         #expect(error?.description.hasSuffix("retry after \(Int(ServiceRetryPolicy.longestSleep)) s") == true)
 
-        let patient = SpotifyClient(configuration: configuration, retryPolicy: ServiceRetryPolicy(maximumWait: .infinity))
+        let patient = SpotifyClient(configuration: configuration, retryPolicy: ServiceRetryPolicy(maximumDelay: .infinity))
         try await patient.oauth.authenticateWithClientCredentials()
         try await Self.failWithHugeRetryAfter()
         let mark = try ServiceStubs.logMark()

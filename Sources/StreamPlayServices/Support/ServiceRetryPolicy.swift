@@ -4,32 +4,32 @@ import StreamPlay
 /// How the service clients retry answers that say "not now": HTTP 429 and 5xx.
 ///
 /// The wait is the server's word when it gives one (Retry-After, or a rate-limit body's reset
-/// time), else a backoff from ``baseDelay`` that doubles with each retry. A server-named wait
-/// longer than ``maximumWait`` is not slept: the caller gets its typed error at once (a daily
-/// limit does not reset in seconds). 429 and 503 are retried for every method (nothing was
-/// done); other 5xx answers only for methods that may be repeated (not POST or PATCH: the
-/// server may have acted on them).
+/// time), else the engine's ``Backoff`` from ``initialDelay``. A server-named wait longer than
+/// ``maximumDelay`` is not slept: the caller gets its typed error at once (a daily limit does
+/// not reset in seconds). 429 and 503 are retried for every method (nothing was done); other
+/// 5xx answers only for methods that may be repeated (not POST or PATCH: the server may have
+/// acted on them). The settings are named as the engine's `ReconnectPolicy` names them.
 public struct ServiceRetryPolicy: Sendable, Equatable {
-    /// Tries in all, the first included (1: no retry).
-    public var maximumAttempts: Int
-    /// The longest wait before a retry, in seconds.
-    public var maximumWait: Double
+    /// Retries after the first try (0: no retry).
+    public var maximumRetries: Int
     /// The first backoff when the server names no wait, in seconds; doubled each retry.
-    public var baseDelay: Double
+    public var initialDelay: Double
+    /// The longest wait before a retry, in seconds, the server's or the backoff's.
+    public var maximumDelay: Double
 
-    /// A policy; by default 4 tries, waits up to 30 s, backoff from 0.5 s.
-    public init(maximumAttempts: Int = 4, maximumWait: Double = 30, baseDelay: Double = 0.5) {
-        self.maximumAttempts = max(1, maximumAttempts)
-        self.maximumWait = max(0, maximumWait)
-        self.baseDelay = max(0, baseDelay)
+    /// A policy; by default 3 retries, a backoff from 0.5 s, waits up to 30 s.
+    public init(maximumRetries: Int = 3, initialDelay: Double = 0.5, maximumDelay: Double = 30) {
+        self.maximumRetries = max(0, maximumRetries)
+        self.initialDelay = max(0, initialDelay)
+        self.maximumDelay = max(0, maximumDelay)
     }
 
     /// The longest single sleep, in seconds (about 31 years): a longer wait (an infinite
-    /// ``maximumWait`` and a huge Retry-After) sleeps this long, as `Duration` cannot hold more.
+    /// ``maximumDelay`` and a huge Retry-After) sleeps this long, as `Duration` cannot hold more.
     static let longestSleep: Double = 1e9
 
     /// No retries at all.
-    public static let never = ServiceRetryPolicy(maximumAttempts: 1)
+    public static let never = ServiceRetryPolicy(maximumRetries: 0)
 
     /// Whether an answer with `status` to `method` may be retried.
     public func isRetryable(status: Int, method: HTTPRequest.Method) -> Bool {
@@ -39,15 +39,17 @@ public struct ServiceRetryPolicy: Sendable, Equatable {
     }
 
     /// Seconds to wait before trying again after attempt number `attempt` (from 1) was
-    /// answered `response`, or nil when the answer stands: not retryable, out of attempts, or
-    /// a wait beyond ``maximumWait``.
+    /// answered `response`, or nil when the answer stands: not retryable, out of retries, or
+    /// a server-named wait beyond ``maximumDelay``.
     /// - Parameter resetIn: seconds until a rate limit resets, when the body said (SoundCloud's
     ///   `reset_time`); Retry-After wins over it.
     public func wait(after attempt: Int, response: HTTPResponse, method: HTTPRequest.Method,
                      resetIn: Double? = nil) -> Double? {
-        guard attempt < maximumAttempts, isRetryable(status: response.status, method: method) else { return nil }
-        let wait = response.retryAfter ?? resetIn.map { max(0, $0) } ?? baseDelay * Double(1 << min(attempt - 1, 16))
-        return wait <= maximumWait ? wait : nil
+        guard attempt <= maximumRetries, isRetryable(status: response.status, method: method) else { return nil }
+        guard let named = response.retryAfter ?? resetIn.map({ max(0, $0) }) else {
+            return Backoff.delay(forRetry: attempt, initialDelay: initialDelay, maximumDelay: maximumDelay)
+        }
+        return named <= maximumDelay ? named : nil
     }
 }
 

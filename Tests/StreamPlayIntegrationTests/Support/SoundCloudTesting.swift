@@ -12,7 +12,7 @@ enum SoundCloudTesting {
 
     /// A client of the stand-in, not signed in.
     static func client(redirectURI: String = redirectURI, logger: Logger = Logger(label: "test.soundcloud"),
-                       retryPolicy: ServiceRetryPolicy = ServiceRetryPolicy(baseDelay: 0.2),
+                       retryPolicy: ServiceRetryPolicy = ServiceRetryPolicy(initialDelay: 0.2),
                        store: (any TokenStore)? = nil) throws -> SoundCloudClient {
         SoundCloudClient(configuration: try ServiceStubs.configuration(.soundcloud, redirectURI: redirectURI),
                          store: store, logger: logger, retryPolicy: retryPolicy)
@@ -21,7 +21,7 @@ enum SoundCloudTesting {
     /// A client signed in as `user` (a fresh user by default) through the authorization code
     /// flow, the browser step taken by ``ServiceStubs/browse(_:extra:deliver:)``.
     static func signedIn(as user: String = ServiceStubs.uniqueUser("sc"), logger: Logger = Logger(label: "test.soundcloud"),
-                         retryPolicy: ServiceRetryPolicy = ServiceRetryPolicy(baseDelay: 0.2)) async throws -> SoundCloudClient {
+                         retryPolicy: ServiceRetryPolicy = ServiceRetryPolicy(initialDelay: 0.2)) async throws -> SoundCloudClient {
         let client = try client(logger: logger, retryPolicy: retryPolicy)
         let request = await client.oauth.makeAuthorizationRequest()
         let location = try await ServiceStubs.browse(request.url, extra: [("stub_user", user)])
@@ -30,7 +30,7 @@ enum SoundCloudTesting {
     }
 
     /// A client holding a client-credentials token (no user).
-    static func appClient(retryPolicy: ServiceRetryPolicy = ServiceRetryPolicy(baseDelay: 0.2)) async throws -> SoundCloudClient {
+    static func appClient(retryPolicy: ServiceRetryPolicy = ServiceRetryPolicy(initialDelay: 0.2)) async throws -> SoundCloudClient {
         let client = try client(retryPolicy: retryPolicy)
         try await client.oauth.authenticateWithClientCredentials()
         return client
