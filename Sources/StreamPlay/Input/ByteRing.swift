@@ -7,7 +7,7 @@ import Synchronization
 /// with the length of a track.
 ///
 /// A restart of the input (a seek by Range request) must not let bytes of the old request reach
-/// the decoder. The producer marks where the new request's bytes begin with ``beginGeneration(_:)``;
+/// the decoder. The producer marks where the new request's bytes begin with `beginGeneration(_:)`;
 /// the consumer skips everything before that mark, and skips all bytes of older generations.
 public final class ByteRing: @unchecked Sendable {
     /// The number of bytes the ring holds at most.
@@ -179,7 +179,7 @@ public final class ByteRing: @unchecked Sendable {
 
     /// Tells the producer that the consumer is about to sleep until bytes arrive.
     /// - Returns: `true` if bytes of `generation` arrived meanwhile (no need to sleep). While the
-    ///   producer has not begun `generation` yet, the consumer sleeps: ``beginGeneration(_:)`` wakes it.
+    ///   producer has not begun `generation` yet, the consumer sleeps: `beginGeneration(_:)` wakes it.
     func announceConsumerWaiting(generation: Int) -> Bool {
         consumerWaiting.store(true, ordering: .sequentiallyConsistent)
         _ = written.load(ordering: .sequentiallyConsistent)

@@ -107,13 +107,18 @@ public final class Player: Sendable {
     /// Plays `location` from `startTime` seconds, for `length` seconds or to the end,
     /// replacing the queue (and whatever played before) with it.
     ///
-    /// - Parameter urlRefresher: asked for a fresh URL when a request is refused with 403 or
-    ///   410, as a signed stream URL that expired (mid-track, or before its turn came) is;
-    ///   given the expired URL, it returns the one to use (a resolver re-resolving the track).
-    ///   Playback goes on at the same byte. At the first request it is asked once (a fresh URL
-    ///   refused too ends the item); mid-stream each refusal counts as a reconnect attempt, so
-    ///   it is asked at most `reconnect.maximumRetries` times. HLS asks it for the playlist and
-    ///   once per segment. It is given `urlRefreshTimeout` seconds and cancelled after.
+    /// - Parameters:
+    ///   - location: the file or URL to play.
+    ///   - startTime: where to start, in seconds of the track.
+    ///   - length: seconds to play from there; `nil` plays to the end.
+    ///   - urlRefresher: asked for a fresh URL when a request is refused with 403 or 410, as a
+    ///     signed stream URL that expired (mid-track, or before its turn came) is; given the
+    ///     expired URL, it returns the one to use (a resolver re-resolving the track). Playback
+    ///     goes on at the same byte. At the first request it is asked once (a fresh URL refused
+    ///     too ends the item); mid-stream each refusal counts as a retry, so it is asked at most
+    ///     ``ReconnectPolicy/maximumRetries`` times in a row. HLS asks it for the playlist and
+    ///     for segments by the same rules. It is given
+    ///     ``PlayerConfiguration/urlRefreshTimeout`` seconds and cancelled after.
     public func play(_ location: MediaLocation, startingAt startTime: Double = 0, length: Double? = nil,
                      urlRefresher: URLRefresher? = nil) {
         commandLock.withEngineLock { _ in
