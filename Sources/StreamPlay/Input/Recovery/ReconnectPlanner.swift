@@ -15,8 +15,9 @@
 /// - 429 and 503 with a Retry-After no longer than ``ReconnectPolicy/maximumRetryAfter`` are
 ///   tried again then; before the input is under way only once (a server that keeps answering
 ///   503 is down, and the listener should know).
-/// - Once the input is under way, other 5xx answers, refused connections, broken connections and
-///   stalls are retried with the policy's backoff from the first byte not received.
+/// - Once the input is under way, other 5xx answers, a 429 without a Retry-After, refused
+///   connections, broken connections and stalls are retried with the policy's backoff from the
+///   first byte not received.
 /// - Anything else fails at once: a 4xx, a TLS failure, and any failure of a location that
 ///   never delivered (a wrong address is reported, not retried).
 ///
@@ -74,7 +75,7 @@ struct ReconnectPlanner: Sendable {
             }
             retries += 1
             return .retry(offset: end.resumeOffset, delay: wait)
-        case .status(let status) where status >= 500 && established:
+        case .status(let status) where (status >= 500 || status == 429) && established:
             return backOff(end, error)
         case .connect, .broken, .stalled:
             return established ? backOff(end, error) : .fail(error)
