@@ -98,7 +98,7 @@ struct ReconnectPlannerTests {
         #expect(planner.plan(after: Self.end(.connect, established: true)) == .retry(offset: 0, delay: 0.1))
         #expect(planner.plan(after: Self.end(.status(502), established: true)) == .retry(offset: 0, delay: 0.2))
         #expect(planner.plan(after: Self.end(.stalled, offset: 40, delivered: 2, established: true)) == .retry(offset: 42, delay: 0.1))
-        #expect(planner.plan(after: Self.end(.status(429), established: true)) == .retry(offset: 0, delay: 0.4))
+        #expect(planner.plan(after: Self.end(.status(429), established: true)) == .retry(offset: 0, delay: 0.2))
         #expect(planner.plan(after: Self.end(.status(404), established: true)) == .fail(Self.error))
         #expect(planner.plan(after: Self.end(.permanent, established: true)) == .fail(Self.error))
     }
