@@ -10,6 +10,18 @@ protocol InputSource: AnyObject, Sendable {
     func start(at offset: Int, generation: Int)
     /// Ends the transfer and the thread, and waits for the thread to finish.
     func stop()
+    /// The segments of an input that reads a media playlist (HLS), which seeks by segment
+    /// rather than by byte; `nil` for a single resource.
+    var segmentedPlaylist: HLSMediaPlaylist? { get }
+    /// Starts reading at the segment at `index` of ``segmentedPlaylist``. Returns at once.
+    func start(atSegment index: Int, generation: Int)
+}
+
+extension InputSource {
+    var segmentedPlaylist: HLSMediaPlaylist? { nil }
+    func start(atSegment index: Int, generation: Int) {
+        preconditionFailure("start(atSegment:) on an input without segments")
+    }
 }
 
 /// How a generation of an input ended.

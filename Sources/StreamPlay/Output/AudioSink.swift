@@ -48,4 +48,21 @@ public protocol AudioSink: AnyObject, Sendable {
 
     /// Sets the output volume, 0 (silent) to 1 (unchanged); values above 1 amplify.
     func setVolume(_ volume: Double)
+
+    /// The player moved to another track by a command (not a gapless hand-off): what the
+    /// replaced track queued is not wanted. Has a default that does nothing.
+    func beginNewTrack()
+
+    /// Times the output ran out of audio while playing, since the sink was made. Has a default
+    /// of 0, for sinks that cannot run out.
+    var underflowCount: Int { get }
+}
+
+extension AudioSink {
+    /// Does nothing: the session's ``flush()`` suffices. A sound server sink starts a fresh
+    /// stream instead, so that what the replaced track queued is gone at once.
+    public func beginNewTrack() {}
+
+    /// 0: a file or the null sink cannot run out.
+    public var underflowCount: Int { 0 }
 }

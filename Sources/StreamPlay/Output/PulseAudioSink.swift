@@ -163,8 +163,9 @@ public final class PulseAudioSink: AudioSink, @unchecked Sendable {
         }
     }
 
-    /// Releases the stream only, keeping the server connection for the next track.
-    func closeStream() {
+    /// Releases the stream only, keeping the server connection for the next track: what the
+    /// replaced track queued is gone at once.
+    public func beginNewTrack() {
         pa_threaded_mainloop_lock(mainloop)
         closeStreamLocked()
         pa_threaded_mainloop_unlock(mainloop)

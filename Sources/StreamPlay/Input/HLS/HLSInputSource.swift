@@ -18,6 +18,7 @@ final class HLSInputSource: InputSource, @unchecked Sendable {
     let control: InputControl
     /// The playlist as first read. For a complete (VOD) playlist this is the timeline seeks use.
     let initialPlaylist: HLSMediaPlaylist
+    var segmentedPlaylist: HLSMediaPlaylist? { initialPlaylist }
     /// Replaced by the refresher's answer when signed URLs expired.
     private var playlistURL: String
     private let urlRefresher: BlockingURLRefresher?

@@ -1,0 +1,382 @@
+/// What the queue needs of a play session besides a handle to start, stop and activate it.
+protocol QueueSession: AnyObject, Sendable {
+    /// The format of a preloaded session's first audio, once decoded and waiting.
+    var readyFormat: AudioFormat? { get }
+}
+
+/// The play queue's decisions: which item plays, which one is opened ahead, what follows an
+/// item's end, a failure or a command, and which events say so.
+///
+/// A value, in the manner of async-http-client's state machines: each command or session report
+/// goes in, and the actions to carry out come back, for the ``Player`` to run after it released
+/// its lock (stopping a session joins its threads, which must never happen under the lock). It
+/// holds the sessions as opaque handles, so tests drive it with stand-ins, no threads and no I/O.
+///
+/// Sessions are told apart by id: each gets a new one, and a report from any id other than the
+/// current one's (a session already replaced) changes nothing, except a preloaded session's,
+/// which is kept to be announced when that session plays.
+struct QueueStateMachine<Session: QueueSession> {
+    /// An item to add: what plays, from where, for how long, and who renews its URL.
+    struct Entry {
+        var location: MediaLocation
+        var startTime: Double = 0
+        var length: Double?
+        var urlRefresher: URLRefresher?
+    }
+
+    /// What a new session is made for; the factory makes it and starts nothing.
+    struct SessionRequest {
+        var item: QueueItem
+        var urlRefresher: URLRefresher?
+        /// The id its reports carry.
+        var id: Int
+        /// Where to start: the item's own start when `nil`.
+        var startTime: Double?
+        /// Opened ahead as the next item: it decodes its first audio, then waits for ``Action/activate(_:)``.
+        var preload: Bool
+    }
+
+    typealias SessionFactory = (SessionRequest) -> Session
+
+    /// What the player carries out, in order, with its lock released.
+    enum Action {
+        /// Stop the session and wait for its threads.
+        case stop(Session)
+        /// The track changed by a command: the sink drops what the replaced track queued.
+        case beginNewTrack
+        /// Apply the player's volume to the sink.
+        case applyVolume
+        case start(Session)
+        /// Let a preloaded session take the sink.
+        case activate(Session)
+        /// Close the sink: nothing plays any more.
+        case closeSink
+        case send(PlayerEvent)
+    }
+
+    /// The next item, opened ahead, and what it reported meanwhile.
+    private struct Preloaded {
+        var session: Session
+        var sessionID: Int
+        var itemID: Int
+        var format: AudioFormat?
+        var duration: Double?
+        var metadata: StreamMetadata?
+        var phase: PlayerState = .connecting
+    }
+
+    private(set) var items: [QueueItem] = []
+    /// The index of the item playing (or paused, or last played).
+    private(set) var currentIndex: Int?
+    private(set) var state: PlayerState = .idle
+    private(set) var format: AudioFormat?
+    private(set) var duration: Double?
+    private(set) var metadata: StreamMetadata?
+    /// The session of the current item.
+    private(set) var current: Session?
+    private var currentID = 0
+    private var lastSessionID = 0
+    private var lastItemID = 0
+    private var refreshers: [Int: URLRefresher] = [:]
+    private var preloaded: Preloaded?
+    /// Sessions that ended on their own thread, to be stopped from another.
+    private var retired: [Session] = []
+
+    var currentItem: QueueItem? { currentIndex.map { items[$0] } }
+
+    // MARK: Commands
+
+    /// Replaces the queue with `entries` and plays the first; stops when there is none.
+    mutating func play(_ entries: [Entry], make: SessionFactory) -> [Action] {
+        refreshers = [:]
+        items = []
+        for entry in entries { items.append(makeItem(entry)) }
+        currentIndex = nil
+        return items.isEmpty ? stop() : startItem(at: 0, make: make)
+    }
+
+    /// Whatever played ends quietly and the queue empties: the one state reported is `error`.
+    mutating func fail(_ error: PlayerError) -> [Action] {
+        let actions = releaseEngine()
+        items = []
+        currentIndex = nil
+        return actions + setState(.failed(error))
+    }
+
+    /// Adds an item at the end; it plays in its turn.
+    mutating func enqueue(_ entry: Entry) -> (QueueItem, [Action]) {
+        let item = makeItem(entry)
+        items.append(item)
+        return (item, dropStalePreload())
+    }
+
+    /// Inserts an item at `index`, clamped to the queue.
+    mutating func insert(_ entry: Entry, at index: Int) -> (QueueItem, [Action]) {
+        let item = makeItem(entry)
+        let position = min(max(index, 0), items.count)
+        items.insert(item, at: position)
+        if let current = currentIndex, position <= current { currentIndex = current + 1 }
+        return (item, dropStalePreload())
+    }
+
+    /// Removes the item at `index`. Removing the one that plays goes on with the one after it,
+    /// or stops when it was the last.
+    mutating func remove(at index: Int, make: SessionFactory) -> [Action] {
+        guard items.indices.contains(index) else { return dropStalePreload() }
+        let item = items.remove(at: index)
+        refreshers[item.id] = nil
+        guard let currentIndex else { return dropStalePreload() }
+        if index < currentIndex {
+            self.currentIndex = currentIndex - 1
+        } else if index == currentIndex {
+            let active = current != nil && !state.isFinal
+            self.currentIndex = nil
+            if active { return index < items.count ? startItem(at: index, make: make) : stop() }
+        }
+        return dropStalePreload()
+    }
+
+    /// Stops and empties the queue.
+    mutating func clear() -> [Action] {
+        let actions = stop()
+        items = []
+        currentIndex = nil
+        refreshers = [:]
+        return actions
+    }
+
+    /// Plays the item at `index` from `startTime` (its own start when `nil`).
+    mutating func playItem(at index: Int, startTime: Double? = nil, make: SessionFactory) -> [Action] {
+        guard items.indices.contains(index) else { return [] }
+        return startItem(at: index, startTime: startTime, make: make)
+    }
+
+    /// Plays the item `offset` places from the current one; `nil` when there is none.
+    mutating func step(by offset: Int, make: SessionFactory) -> [Action]? {
+        guard let currentIndex, items.indices.contains(currentIndex + offset) else { return nil }
+        return startItem(at: currentIndex + offset, make: make)
+    }
+
+    /// A seek after `session`'s track ended: the item plays again from `seconds`, if `session` is
+    /// still the current one.
+    mutating func replay(_ session: Session, from seconds: Double, make: SessionFactory) -> [Action] {
+        guard let currentIndex, current === session else { return [] }
+        return startItem(at: currentIndex, startTime: max(seconds, 0), make: make)
+    }
+
+    /// Stops playing and closes the sink; the queue stays.
+    mutating func stop() -> [Action] {
+        let hadSession = current != nil
+        let actions = releaseEngine()
+        return hadSession ? actions + setState(.idle) : actions
+    }
+
+    /// Takes every session out, for the caller to stop: reports from them are stale from now on.
+    mutating func takeSessions() -> [Session] {
+        defer {
+            current = nil
+            preloaded = nil
+            retired = []
+            currentID = makeSessionID()
+        }
+        return [current, preloaded?.session].compactMap { $0 } + retired
+    }
+
+    // MARK: Reports from sessions
+
+    /// What session `id` reported.
+    mutating func receive(_ report: PlaybackSession.Report, from id: Int, make: SessionFactory) -> [Action] {
+        if preloaded?.sessionID == id {
+            switch report {
+            case .state(let state): preloaded?.phase = state
+            case .format(let format): preloaded?.format = format
+            case .duration(let seconds): preloaded?.duration = seconds
+            case .metadata(let metadata): preloaded?.metadata = metadata
+            default: break
+            }
+            return []
+        }
+        if case .nearingEnd = report { return preloadNext(after: id, make: make) }
+        guard id == currentID else { return [] }
+        switch report {
+        case .state(let state):
+            switch state {
+            case .ended, .failed: return advance(from: id, final: state, make: make)
+            default: return setState(state)
+            }
+        case .format(let format):
+            self.format = format
+            return [.send(.formatKnown(format))]
+        case .duration(let seconds):
+            duration = seconds
+            return [.send(.durationKnown(seconds))]
+        case .metadata(let metadata):
+            self.metadata = metadata
+            return [.send(.metadata(metadata))]
+        case .bufferingProgress(let fraction):
+            return [.send(.bufferingProgress(fraction))]
+        case .seeked(let seconds):
+            return [.send(.seeked(to: seconds))]
+        case .seekRefused(let error):
+            return [.send(.seekRefused(error))]
+        case .rebuffered(let seconds):
+            return [.send(.rebuffered(seconds: seconds))]
+        case .nearingEnd:
+            return []
+        }
+    }
+
+    /// Asked by the current session `id` at its end: whether the preloaded next item, decoded
+    /// and waiting in the same `format`, takes over the sink now, without a gap.
+    mutating func handOff(from id: Int, format: AudioFormat) -> (Bool, [Action]) {
+        guard id == currentID, let next = preloaded, let index = currentIndex, index + 1 < items.count,
+              items[index + 1].id == next.itemID, next.session.readyFormat == format else { return (false, []) }
+        if let current { retired.append(current) }
+        currentIndex = index + 1
+        promote(next)
+        let actions: [Action] = [.send(.currentItemChanged(index: index + 1, item: items[index + 1]))]
+            + announce(next) + [.activate(next.session)]
+        return (true, actions)
+    }
+
+    // MARK: Steps
+
+    /// Makes the item at `index` current and plays it: the preloaded session when it is that
+    /// item's and starts at its own start, a new one otherwise.
+    private mutating func startItem(at index: Int, startTime: Double? = nil, make: SessionFactory) -> [Action] {
+        let keep = preloaded.flatMap { startTime == nil && $0.itemID == items[index].id ? $0 : nil }
+        let stale = preloaded.flatMap { $0.itemID == keep?.itemID ? nil : $0.session }
+        let stopping = [current, stale].compactMap { $0 } + retired
+        current = nil
+        preloaded = keep
+        retired = []
+        // Reports the stopped sessions still send are stale from here on.
+        currentID = makeSessionID()
+        var actions: [Action] = stopping.map { .stop($0) }
+        if !stopping.isEmpty { actions.append(.beginNewTrack) }
+        currentIndex = index
+        let item = items[index]
+        if let keep {
+            promote(keep)
+            actions += [.applyVolume, .send(.currentItemChanged(index: index, item: item))]
+            if case .failed = keep.phase {
+                // Failed while preloading: skipped like any failing item.
+                return actions + advance(from: keep.sessionID, final: keep.phase, make: make)
+            }
+            return actions + announce(keep) + setState(keep.phase) + [.activate(keep.session)]
+        }
+        let session = makeCurrent(item, startTime: startTime, make: make)
+        return actions + [.applyVolume, .send(.currentItemChanged(index: index, item: item))]
+            + setState(.connecting) + [.start(session)]
+    }
+
+    /// The current session `id` ended or failed on its own (on its own thread, so it is retired,
+    /// not stopped): the queue goes on with the next item, or the play ends with `final`.
+    private mutating func advance(from id: Int, final: PlayerState, make: SessionFactory) -> [Action] {
+        guard id == currentID else { return [] }
+        guard let index = currentIndex, index + 1 < items.count else { return setState(final) }
+        var actions: [Action] = []
+        if let current { retired.append(current) }
+        let failedItem = items[index]
+        let item = items[index + 1]
+        currentIndex = index + 1
+        var promoted: Preloaded?
+        if let next = preloaded {
+            if next.itemID == item.id {
+                promote(next)
+                promoted = next
+            } else {
+                actions.append(.stop(next.session))
+                preloaded = nil
+            }
+        }
+        if case .failed(let error) = final { actions.append(.send(.itemFailed(failedItem, error))) }
+        actions.append(.send(.currentItemChanged(index: index + 1, item: item)))
+        guard let promoted else {
+            let session = makeCurrent(item, startTime: nil, make: make)
+            return actions + setState(.connecting) + [.start(session)]
+        }
+        if case .failed = promoted.phase {
+            // Failed while preloading: skipped like any failing item, without a failed state
+            // (that would read as the end of the whole queue).
+            return actions + advance(from: promoted.sessionID, final: promoted.phase, make: make)
+        }
+        return actions + announce(promoted) + setState(promoted.phase) + [.activate(promoted.session)]
+    }
+
+    /// Opens the item after the current one, ahead of the current one's end; stops the sessions
+    /// that ended before.
+    private mutating func preloadNext(after id: Int, make: SessionFactory) -> [Action] {
+        var actions: [Action] = retired.map { .stop($0) }
+        retired = []
+        guard id == currentID, preloaded == nil, let index = currentIndex, index + 1 < items.count else { return actions }
+        let item = items[index + 1]
+        let preloadID = makeSessionID()
+        let session = make(SessionRequest(item: item, urlRefresher: refreshers[item.id], id: preloadID,
+                                          startTime: nil, preload: true))
+        preloaded = Preloaded(session: session, sessionID: preloadID, itemID: item.id)
+        actions.append(.start(session))
+        return actions
+    }
+
+    /// Stops a preloaded session whose item is no longer the next one (the queue changed).
+    private mutating func dropStalePreload() -> [Action] {
+        guard let next = preloaded else { return [] }
+        if let index = currentIndex, index + 1 < items.count, items[index + 1].id == next.itemID { return [] }
+        preloaded = nil
+        return [.stop(next.session)]
+    }
+
+    /// Stops every session and closes the sink.
+    private mutating func releaseEngine() -> [Action] {
+        takeSessions().map { .stop($0) } + [.closeSink]
+    }
+
+    /// A new session for `item`, made current.
+    private mutating func makeCurrent(_ item: QueueItem, startTime: Double?, make: SessionFactory) -> Session {
+        let id = makeSessionID()
+        let session = make(SessionRequest(item: item, urlRefresher: refreshers[item.id], id: id,
+                                          startTime: startTime, preload: false))
+        current = session
+        currentID = id
+        format = nil
+        duration = nil
+        metadata = nil
+        return session
+    }
+
+    private mutating func promote(_ next: Preloaded) {
+        current = next.session
+        currentID = next.sessionID
+        preloaded = nil
+        format = next.format
+        duration = next.duration
+        metadata = next.metadata
+    }
+
+    /// What a promoted session had reported while preloaded.
+    private func announce(_ next: Preloaded) -> [Action] {
+        var actions: [Action] = []
+        if let format = next.format { actions.append(.send(.formatKnown(format))) }
+        if let duration = next.duration { actions.append(.send(.durationKnown(duration))) }
+        if let metadata = next.metadata { actions.append(.send(.metadata(metadata))) }
+        return actions
+    }
+
+    private mutating func setState(_ newState: PlayerState) -> [Action] {
+        guard state != newState else { return [] }
+        state = newState
+        return [.send(.stateChanged(newState))]
+    }
+
+    private mutating func makeSessionID() -> Int {
+        lastSessionID += 1
+        return lastSessionID
+    }
+
+    private mutating func makeItem(_ entry: Entry) -> QueueItem {
+        lastItemID += 1
+        if let refresher = entry.urlRefresher { refreshers[lastItemID] = refresher }
+        return QueueItem(id: lastItemID, location: entry.location, startTime: max(entry.startTime, 0), length: entry.length)
+    }
+}
