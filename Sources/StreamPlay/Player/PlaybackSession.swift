@@ -11,7 +11,7 @@ import Synchronization
 /// The decoder thread owns the decoder and every decision about the track; other threads only
 /// post commands (``Commands``) and read the timing atomics. It sleeps on ``wake`` when it has
 /// nothing to do, and in the sink when the sink is full.
-final class PlaybackSession: @unchecked Sendable {
+final class PlaybackSession: QueueSession, @unchecked Sendable {
     /// What the session tells its ``Player``.
     enum Report: Sendable {
         case state(PlayerState)
@@ -80,9 +80,6 @@ final class PlaybackSession: @unchecked Sendable {
     private let rebuffers = Atomic<Int>(0)
     private let rebufferMilliseconds = Atomic<Int>(0)
     private let reconnects = Atomic<Int>(0)
-
-    /// Queued audio below which a starved real-time sink is paused to rebuffer, in seconds.
-    private static let underrunThreshold = 0.04
 
     /// Bytes held for ``ContentSniffer``, or fed without the decoder finding a frame, beyond any
     /// ID3v2 tag, before the input is declared not to be audio.
@@ -423,7 +420,7 @@ final class PlaybackSession: @unchecked Sendable {
                 if try finishPlayback(state: &state) { return .ended }
                 continue
             }
-            if state.rebufferingSince != nil, !refilled(decoder: decoder, state: &state) {
+            if state.gate.isRebuffering, !refilled(decoder: decoder, state: &state) {
                 wake.wait(timeout: 0.05)
                 continue
             }
@@ -474,10 +471,12 @@ final class PlaybackSession: @unchecked Sendable {
                     // Starving: wake again before the sink's queue runs out, and pause it to
                     // refill rather than let the sound server underflow again and again.
                     var timeout = 0.5
-                    if let format = decoder.format, state.started, state.rebufferingSince == nil, sink.isRealTime, !isPaused {
-                        let spare = sink.latencyFrames - format.frames(forSeconds: Self.underrunThreshold)
-                        if spare <= 0 {
-                            beginRebuffer(state: &state)
+                    if let format = decoder.format, state.gate.isStarted, !state.gate.isRebuffering, sink.isRealTime, !isPaused {
+                        let spare = sink.latencyFrames - format.frames(forSeconds: OutputGate.underrunThreshold)
+                        let actions = state.gate.starving(spareFrames: spare, at: .now)
+                        if !actions.isEmpty {
+                            carryOut(actions)
+                            logger.debug("rebuffering", metadata: ["location": "\(location)"])
                             continue
                         }
                         timeout = min(timeout, max(0.005, format.seconds(forFrames: spare)))
@@ -496,7 +495,7 @@ final class PlaybackSession: @unchecked Sendable {
                 case .failed(let error)?:
                     if ring.available(generation: state.generation) > 0 { continue }
                     // Play out what was decoded before reporting the failure, as a player would.
-                    if decoder.format != nil, state.started || state.framesBuffered > 0 {
+                    if decoder.format != nil, state.gate.isStarted || state.gate.framesBuffered > 0 {
                         state.failure = error
                         state.draining = true
                     } else {
@@ -531,10 +530,8 @@ final class PlaybackSession: @unchecked Sendable {
         var pendingSeek: Double?
         /// The next audio chunk starts the timeline anew (after a seek).
         var rebase = true
-        var started = false
-        var framesBuffered = 0
-        var prebufferFrames = 0
-        var lastProgressStep = -1
+        /// When output starts, pauses to refill, and starts over.
+        var gate = OutputGate()
         var endFrame: Int?
         var durationReported = false
         var draining = false
@@ -549,8 +546,6 @@ final class PlaybackSession: @unchecked Sendable {
         var discardBeforeFrame: Int?
         /// The discontinuity the decoder last started afresh at.
         var passedDiscontinuity: Int?
-        /// When the sink ran dry and was paused to refill, during a rebuffer.
-        var rebufferingSince: ContinuousClock.Instant?
         /// Where the current transfer's (this generation's) opening burst ended, and when: its
         /// average rate since tells a rebuffer how much to refill. The burst is left out, since
         /// servers send one before they pace (and it may come in several reads).
@@ -703,7 +698,7 @@ final class PlaybackSession: @unchecked Sendable {
         sampleRate.store(format.sampleRate, ordering: .releasing)
         report(.format(format))
         // Never more than half what the sink queues while stopped, or it could never start.
-        state.prebufferFrames = min(format.frames(forSeconds: configuration.prebuffer), sink.queueCapacityFrames / 2)
+        state.gate.opened(prebufferFrames: prebufferFrames(format))
         return true
     }
 
@@ -734,7 +729,7 @@ final class PlaybackSession: @unchecked Sendable {
     private func switchFormat(from previous: AudioFormat, to format: AudioFormat,
                               state: inout DecodeState) throws(PlayerError) {
         guard previous != format else { return }
-        if state.started {
+        if state.gate.isStarted {
             // Interrupted by a seek or a stop, which start the output over anyway.
             _ = try sink.drain()
         }
@@ -748,9 +743,7 @@ final class PlaybackSession: @unchecked Sendable {
         state.rebase = false
         report(.format(format))
         // The new stream is corked: it starts like a track, once its prebuffer is written.
-        state.prebufferFrames = min(format.frames(forSeconds: configuration.prebuffer), sink.queueCapacityFrames / 2)
-        state.started = false
-        state.framesBuffered = 0
+        state.gate.opened(prebufferFrames: prebufferFrames(format))
         if let length, length > 0 {
             state.endFrame = format.frames(forSeconds: startTime + length)
         }
@@ -791,22 +784,12 @@ final class PlaybackSession: @unchecked Sendable {
                 reachedEnd = true
             }
         }
-        if !state.started {
+        if let framesBeforeStart = state.gate.framesBeforeStart {
             // Write up to the prebuffer target, start output, then write the rest: a stopped
             // sink that fills up would otherwise block before it was ever started.
-            let target = max(state.prebufferFrames, 1)
-            let toTarget = min((target - state.framesBuffered) * format.bytesPerFrame, bytes.count)
+            let toTarget = min(framesBeforeStart * format.bytesPerFrame, bytes.count)
             guard try write(UnsafeRawBufferPointer(rebasing: bytes[..<toTarget]), format: format) else { return false }
-            state.framesBuffered += toTarget / format.bytesPerFrame
-            if state.framesBuffered >= target {
-                startOutput(state: &state)
-            } else {
-                let step = state.framesBuffered * 4 / target
-                if step != state.lastProgressStep {
-                    state.lastProgressStep = step
-                    report(.bufferingProgress(Double(state.framesBuffered) / Double(target)))
-                }
-            }
+            carryOut(state.gate.queued(frames: toTarget / format.bytesPerFrame))
             bytes = UnsafeRawBufferPointer(rebasing: bytes[toTarget...])
         }
         guard try write(bytes, format: format) else { return false }
@@ -835,18 +818,10 @@ final class PlaybackSession: @unchecked Sendable {
         commands.withEngineLock { $0.stopRequested || $0.seekTarget != nil }
     }
 
-    /// The input ran dry while playing: pause the sink before it underflows, and refill.
-    private func beginRebuffer(state: inout DecodeState) {
-        state.rebufferingSince = .now
-        sink.pause()
-        setPhase(.buffering)
-        logger.debug("rebuffering", metadata: ["location": "\(location)"])
-    }
-
     /// Whether a rebuffer is over: enough input is buffered to play on without flapping (see
     /// ``RefillPolicy``), or the input has ended. Ends it then.
     private func refilled(decoder: any AudioDecoder, state: inout DecodeState) -> Bool {
-        guard let since = state.rebufferingSince else { return true }
+        guard state.gate.isRebuffering else { return true }
         let bytesPerSecond = decoder.bytesPerSecond ?? 16_000
         let available = ring.available(generation: state.generation)
         let received = state.inputPosition + available
@@ -862,13 +837,7 @@ final class PlaybackSession: @unchecked Sendable {
         guard available >= target
                 || input.control.outcome(of: state.generation) != nil
                 || commands.withEngineLock({ $0.stopRequested || $0.seekTarget != nil }) else { return false }
-        let seconds = recordRebuffer(since: since)
-        state.rebufferingSince = nil
-        report(.rebuffered(seconds))
-        commands.withEngineLock { commands in
-            if !commands.paused { sink.start() }
-        }
-        setPhase(.playing)
+        carryOut(state.gate.refilled(at: .now))
         return true
     }
 
@@ -889,22 +858,38 @@ final class PlaybackSession: @unchecked Sendable {
     /// How closely reads must follow each other to count as one burst.
     private static let openingBurst = Duration.milliseconds(100)
 
-    /// Counts a rebuffer that began at `since` in the statistics; returns its length in seconds.
-    private func recordRebuffer(since: ContinuousClock.Instant) -> Double {
-        let elapsed = ContinuousClock.now - since
-        let seconds = elapsed.inSeconds
-        rebuffers.add(1, ordering: .relaxed)
-        rebufferMilliseconds.add(Int(seconds * 1000), ordering: .relaxed)
-        return seconds
+    /// Carries out what the output gate decided.
+    private func carryOut(_ actions: [OutputGate.Action]) {
+        for action in actions {
+            switch action {
+            case .startSink:
+                commands.withEngineLock { commands in
+                    if !commands.paused { sink.start() }
+                }
+            case .pauseSink:
+                sink.pause()
+            case .progress(let fraction):
+                report(.bufferingProgress(fraction))
+            case .state(let phase):
+                setPhase(phase)
+            case .rebuffered(let seconds):
+                countRebuffer(seconds)
+                report(.rebuffered(seconds))
+            case .rebufferAbandoned(let seconds):
+                countRebuffer(seconds)
+            }
+        }
     }
 
-    private func startOutput(state: inout DecodeState) {
-        state.started = true
-        report(.bufferingProgress(1))
-        commands.withEngineLock { commands in
-            if !commands.paused { sink.start() }
-        }
-        setPhase(.playing)
+    private func countRebuffer(_ seconds: Double) {
+        rebuffers.add(1, ordering: .relaxed)
+        rebufferMilliseconds.add(Int(seconds * 1000), ordering: .relaxed)
+    }
+
+    /// Frames queued before output starts: never more than half what the sink queues while
+    /// stopped, or it could never start.
+    private func prebufferFrames(_ format: AudioFormat) -> Int {
+        min(format.frames(forSeconds: configuration.prebuffer), sink.queueCapacityFrames / 2)
     }
 
     /// Lets the sink play out what it holds. Returns `true` when done, `false` if interrupted.
@@ -914,7 +899,7 @@ final class PlaybackSession: @unchecked Sendable {
             if let failure = state.failure { throw failure }
             return true
         }
-        if !state.started { startOutput(state: &state) }
+        if !state.gate.isStarted { carryOut(state.gate.start()) }
         if isPaused && sink.isRealTime {
             // Draining a corked stream waits for the resume; the wait is interruptible.
             wake.wait(timeout: 0.25)
@@ -946,8 +931,8 @@ final class PlaybackSession: @unchecked Sendable {
             report(.seekRefused(.seekNotSupported(reason: "\(location) is a live stream")))
             return
         }
-        if let segmented = input as? HLSInputSource {
-            try seekSegment(segmented, to: target, format: format, decoder: decoder, state: &state)
+        if let playlist = input.segmentedPlaylist {
+            try seekSegment(in: playlist, to: target, format: format, decoder: decoder, state: &state)
             return
         }
         var frame = format.frames(forSeconds: target)
@@ -959,62 +944,44 @@ final class PlaybackSession: @unchecked Sendable {
             state.bytesFed = 0
             state.sniffed = []
             state.pendingSeek = target
-            state.started = false
-            state.framesBuffered = 0
+            carryOut(state.gate.restart(at: .now))
             state.rebase = true
             return
         }
         if state.attached { sink.flush() }
-        if let since = state.rebufferingSince {
-            // A seek ends a rebuffer: output starts again once the new position is prebuffered.
-            _ = recordRebuffer(since: since)
-            state.rebufferingSince = nil
-        }
+        // A seek ends a rebuffer: output starts again once the new position is prebuffered.
+        carryOut(state.gate.restart(at: .now))
         baseFrame.store(landed, ordering: .releasing)
         framesWritten.store(0, ordering: .releasing)
         state.rebase = true
-        state.started = false
-        state.framesBuffered = 0
-        state.lastProgressStep = -1
         state.draining = false
         state.failure = nil
         report(.seeked(format.seconds(forFrames: landed)))
 
-        let buffered = ring.available(generation: state.generation)
-        let supportsRanges = input.control.info?.supportsRanges ?? false
-        let finished = input.control.outcome(of: state.generation) != nil
-        if offset >= state.inputPosition && offset <= state.inputPosition + buffered {
-            state.skipTo = offset
-        } else if supportsRanges {
-            restartInput(at: offset, state: &state)
-        } else if offset > state.inputPosition && !finished {
-            state.skipTo = offset
-        } else {
+        let plan = SeekPlanner.bytePlan(offset: offset, inputPosition: state.inputPosition,
+                                        buffered: ring.available(generation: state.generation),
+                                        supportsRanges: input.control.info?.supportsRanges ?? false,
+                                        inputFinished: input.control.outcome(of: state.generation) != nil)
+        switch plan {
+        case .skip(let to):
+            state.skipTo = to
+        case .restart(let at):
+            restartInput(at: at, state: &state)
+        case .restartFromStart(let skipTo):
             restartInput(at: 0, state: &state)
-            state.skipTo = offset
+            state.skipTo = skipTo
         }
         logger.debug("seek", metadata: ["target": "\(target)", "landed": "\(landed)", "offset": "\(offset)"])
     }
 
-    /// Seeks an HLS stream: reads from the start of the segment that holds `target` (or of the
-    /// one before, when the target is at a segment's very start: an MP3 frame may borrow bits
-    /// from the frames before it), decodes from there and drops audio up to the target frame.
-    private func seekSegment(_ input: HLSInputSource, to target: Double, format: AudioFormat,
+    /// Seeks an HLS stream: from the start of a segment, decoding and dropping audio up to the
+    /// target (see ``SeekPlanner/segmentPlan(in:to:format:samplesPerFrame:)``).
+    private func seekSegment(in playlist: HLSMediaPlaylist, to target: Double, format: AudioFormat,
                              decoder: any AudioDecoder, state: inout DecodeState) throws(PlayerError) {
-        let playlist = input.initialPlaylist
-        let clamped = min(target, max(playlist.totalDuration - 0.001, 0))
-        var (index, start) = playlist.segmentIndex(at: clamped)
-        if index > 0, clamped - start < Self.segmentLeadIn, !playlist.segments[index].discontinuity {
-            index -= 1
-            start = playlist.startTime(ofSegment: index)
-        }
-        let startFrame = segmentFrame(seconds: start, format: format, decoder: decoder)
-        let targetFrame = max(format.frames(forSeconds: clamped), startFrame)
+        let plan = SeekPlanner.segmentPlan(in: playlist, to: target, format: format, samplesPerFrame: decoder.samplesPerFrame)
+        let (index, startFrame, targetFrame) = (plan.segmentIndex, plan.startFrame, plan.targetFrame)
         if state.attached { sink.flush() }
-        if let since = state.rebufferingSince {
-            _ = recordRebuffer(since: since)
-            state.rebufferingSince = nil
-        }
+        carryOut(state.gate.restart(at: .now))
         state.generation += 1
         state.inputPosition = 0
         state.transferStart = nil
@@ -1026,25 +993,10 @@ final class PlaybackSession: @unchecked Sendable {
         baseFrame.store(targetFrame, ordering: .releasing)
         framesWritten.store(0, ordering: .releasing)
         state.rebase = true
-        state.started = false
-        state.framesBuffered = 0
-        state.lastProgressStep = -1
         state.draining = false
         state.failure = nil
         report(.seeked(format.seconds(forFrames: targetFrame)))
         logger.debug("segment seek", metadata: ["target": "\(target)", "segment": "\(index)"])
-    }
-
-    /// Seconds of a segment seek decoded before the target, at least: the bit reservoir of
-    /// Layer III reaches back at most 511 bytes, well within this.
-    private static let segmentLeadIn = 0.1
-
-    /// The frame a segment starts at. Playlist durations are rounded (to the microsecond by
-    /// ffmpeg); segments of MP3 hold whole MPEG frames, so the start snaps to a frame boundary.
-    private func segmentFrame(seconds: Double, format: AudioFormat, decoder: any AudioDecoder) -> Int {
-        let exact = seconds * Double(format.sampleRate)
-        guard let perFrame = decoder.samplesPerFrame, perFrame > 0 else { return Int(exact.rounded()) }
-        return Int((exact / Double(perFrame)).rounded()) * perFrame
     }
 
     private func restartInput(at offset: Int, state: inout DecodeState) {

@@ -1,0 +1,99 @@
+/// When a track's audio is heard: output starts once the prebuffer is queued, pauses to refill
+/// when the input starves, and starts over after a seek.
+///
+/// A value the decoder thread keeps; it takes what happened (frames queued, the sink's spare
+/// audio, the time) and returns what to do, so that the hysteresis is tested with a hand-made
+/// clock and no sink. How much a rebuffer refills is ``RefillPolicy``'s to say.
+struct OutputGate: Sendable {
+    /// What the decoder thread carries out.
+    enum Action: Equatable, Sendable {
+        /// Start (or resume) the sink, unless the listener paused.
+        case startSink
+        /// Pause the sink before it underflows.
+        case pauseSink
+        /// The share of the prebuffer queued so far, 0 to 1.
+        case progress(Double)
+        /// The state the listener is told.
+        case state(PlayerState)
+        /// A rebuffer ended after this many seconds (reported to the listener).
+        case rebuffered(seconds: Double)
+        /// A rebuffer this long was cut short by a seek (counted, not reported).
+        case rebufferAbandoned(seconds: Double)
+    }
+
+    /// Queued audio below which a starved real-time sink is paused to refill, in seconds.
+    static let underrunThreshold = 0.04
+
+    /// Frames to queue before output starts.
+    private(set) var prebufferFrames = 0
+    /// Frames queued towards it.
+    private(set) var framesBuffered = 0
+    /// Whether output has started.
+    private(set) var isStarted = false
+    /// When the sink was paused to refill, while it is.
+    private(set) var rebufferingSince: ContinuousClock.Instant?
+    private var lastProgressStep = -1
+
+    var isRebuffering: Bool { rebufferingSince != nil }
+
+    /// Frames still to queue before output starts; `nil` once started.
+    var framesBeforeStart: Int? {
+        isStarted ? nil : max(max(prebufferFrames, 1) - framesBuffered, 0)
+    }
+
+    /// A (new) stream opened in the sink: output waits for `prebufferFrames` of it.
+    mutating func opened(prebufferFrames: Int) {
+        self.prebufferFrames = prebufferFrames
+        isStarted = false
+        framesBuffered = 0
+    }
+
+    /// `frames` were queued before output started; reports progress by quarters, and starts
+    /// output when the prebuffer is full.
+    mutating func queued(frames: Int) -> [Action] {
+        guard !isStarted else { return [] }
+        framesBuffered += frames
+        let target = max(prebufferFrames, 1)
+        if framesBuffered >= target { return start() }
+        let step = framesBuffered * 4 / target
+        guard step != lastProgressStep else { return [] }
+        lastProgressStep = step
+        return [.progress(Double(framesBuffered) / Double(target))]
+    }
+
+    /// Starts output now, full prebuffer or not (the input ended first).
+    mutating func start() -> [Action] {
+        isStarted = true
+        return [.progress(1), .startSink, .state(.playing)]
+    }
+
+    /// The input ran dry while the sink plays: with `spareFrames` of audio above
+    /// ``underrunThreshold`` left in a real-time sink, pause it now (at zero or less) rather than
+    /// let the sound server underflow again and again.
+    mutating func starving(spareFrames: Int, at now: ContinuousClock.Instant) -> [Action] {
+        guard isStarted, rebufferingSince == nil, spareFrames <= 0 else { return [] }
+        rebufferingSince = now
+        return [.pauseSink, .state(.buffering)]
+    }
+
+    /// Enough input is buffered again (or the input ended, or a command came): output resumes.
+    mutating func refilled(at now: ContinuousClock.Instant) -> [Action] {
+        guard let since = rebufferingSince else { return [] }
+        rebufferingSince = nil
+        return [.rebuffered(seconds: (now - since).inSeconds), .startSink, .state(.playing)]
+    }
+
+    /// A seek: output starts over once the new position is prebuffered; a rebuffer under way
+    /// ends without a report.
+    mutating func restart(at now: ContinuousClock.Instant) -> [Action] {
+        var actions: [Action] = []
+        if let since = rebufferingSince {
+            actions.append(.rebufferAbandoned(seconds: (now - since).inSeconds))
+            rebufferingSince = nil
+        }
+        isStarted = false
+        framesBuffered = 0
+        lastProgressStep = -1
+        return actions
+    }
+}
