@@ -1,0 +1,41 @@
+// The decoder thread's bookkeeping for one play.
+
+extension PlaybackSession {
+    /// The decoder thread's own bookkeeping.
+    struct DecodeState {
+        var generation = 1
+        /// Absolute byte offset of the next ring byte of this generation.
+        var inputPosition = 0
+        /// Input is read and thrown away up to this offset (seek without a Range request).
+        var skipTo: Int?
+        /// Bytes handed to the decoder.
+        var bytesFed = 0
+        /// The input's first bytes, held while ``ContentSniffer`` decides what they are; `nil`
+        /// once decided.
+        var sniffed: [UInt8]? = []
+        var infoApplied = false
+        var pendingSeek: Double?
+        /// The next audio chunk starts the timeline anew (after a seek).
+        var rebase = true
+        /// When output starts, pauses to refill, and starts over.
+        var gate = OutputGate()
+        var endFrame: Int?
+        var durationReported = false
+        var draining = false
+        var failure: PlayerError?
+        var recoveries = 0
+        /// The sink was opened (see ``attach(format:state:)``).
+        var attached = false
+        var nearingEndReported = false
+        /// The format the sink was opened with.
+        var format: AudioFormat?
+        /// Decoded audio before this frame is dropped (a seek that started at a segment's start).
+        var discardBeforeFrame: Int?
+        /// The discontinuity the decoder last started afresh at.
+        var passedDiscontinuity: Int?
+        /// Where the current transfer's (this generation's) opening burst ended, and when: its
+        /// average rate since tells a rebuffer how much to refill. The burst is left out, since
+        /// servers send one before they pace (and it may come in several reads).
+        var transferStart: (time: ContinuousClock.Instant, offset: Int)?
+    }
+}

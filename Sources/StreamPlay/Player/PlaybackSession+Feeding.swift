@@ -1,0 +1,183 @@
+// Moving input bytes into the decoder: sniffing the first bytes, skipping, resyncing after
+// damage, restarting the input, and measuring the transfer for rebuffers.
+
+extension PlaybackSession {
+    /// Damaged stretches survived in one track before the play fails.
+    static let recoveryLimit = 16
+
+    func decode(_ decoder: any AudioDecoder, into pcm: UnsafeMutableRawBufferPointer,
+                        state: inout DecodeState) throws(PlayerError) -> DecodeStep {
+        let step: DecodeStep
+        do {
+            step = try decoder.decode(into: pcm)
+        } catch {
+            if decoder.format == nil {
+                throw .notAudio(url: location.description, reason: "\(error)")
+            }
+            // Garbage mid-stream: decoding goes on after it, as a listener expects.
+            guard state.recoveries < Self.recoveryLimit else { throw error }
+            logger.debug("decoder resync after damage", metadata: ["error": "\(error)"])
+            try recover(decoder, state: &state)
+            return .needMore
+        }
+        // The decoder declares an end while input goes on: what follows was taken for another
+        // stream (a false header in garbage). Decode on from the next good frame.
+        if step == .finished, input.control.outcome(of: state.generation) == nil || ring.available(generation: state.generation) > 0,
+           state.recoveries < Self.recoveryLimit {
+            try recover(decoder, state: &state)
+            return .needMore
+        }
+        return step
+    }
+
+    /// Restarts the decoder after a damaged stretch. Where the input can restart at a byte, it
+    /// does so just past where the decoder stopped, so that no good frame the decoder had
+    /// buffered is lost; otherwise decoding goes on with the bytes still to come.
+    func recover(_ decoder: any AudioDecoder, state: inout DecodeState) throws(PlayerError) {
+        state.recoveries += 1
+        let frame = baseFrame.load(ordering: .relaxed) + framesWritten.load(ordering: .relaxed)
+        if input.control.info?.supportsRanges == true {
+            let resumeAt = decoder.inputPosition + 1
+            restartInput(at: resumeAt, state: &state)
+            try decoder.restart(atByte: resumeAt, frame: frame)
+        } else {
+            try decoder.restart(atByte: state.inputPosition, frame: frame)
+        }
+    }
+
+    /// Moves ring bytes into the decoder. Returns `false` when the ring had none.
+    func feed(_ decoder: any AudioDecoder, buffer: UnsafeMutableRawBufferPointer,
+                      state: inout DecodeState) throws(PlayerError) -> Bool {
+        if let skipTo = state.skipTo {
+            let skipped = ring.skip(skipTo - state.inputPosition, generation: state.generation)
+            state.inputPosition += skipped
+            if state.inputPosition >= skipTo { state.skipTo = nil }
+            return skipped > 0
+        }
+        var readable = buffer
+        if let boundary = input.control.discontinuity(atOrAfter: state.inputPosition, generation: state.generation) {
+            if boundary == state.inputPosition, state.passedDiscontinuity != boundary {
+                // Everything before the new stream is decoded (the decoder asked for more):
+                // start afresh, so that its format and its first frames are taken as new.
+                state.passedDiscontinuity = boundary
+                let frame = baseFrame.load(ordering: .relaxed) + framesWritten.load(ordering: .relaxed)
+                try decoder.restart(atByte: boundary, frame: frame)
+            } else if boundary > state.inputPosition {
+                readable = UnsafeMutableRawBufferPointer(rebasing: buffer[..<min(buffer.count, boundary - state.inputPosition)])
+            }
+        }
+        let count = ring.read(into: readable, generation: state.generation)
+        if state.sniffed != nil {
+            return try sniff(UnsafeRawBufferPointer(rebasing: buffer[..<count]), decoder: decoder, state: &state)
+        }
+        guard count > 0 else { return false }
+        let bytes = UnsafeRawBufferPointer(rebasing: buffer[..<count])
+        try decoder.feed(bytes)
+        state.inputPosition += count
+        state.bytesFed += count
+        anchorTransfer(state: &state, delivered: true)
+        if decoder.format == nil, state.bytesFed > Self.sniffLimit {
+            throw .notAudio(url: location.description, reason: "no MPEG audio frame in the first \(state.bytesFed) bytes")
+        }
+        return true
+    }
+
+    /// Holds the input's first bytes until ``ContentSniffer`` tells what they are, then feeds
+    /// them to the decoder, skips an ID3v2 tag in front, or refuses what it cannot play.
+    /// - Returns: `false` when no bytes came and nothing was decided.
+    func sniff(_ bytes: UnsafeRawBufferPointer, decoder: any AudioDecoder,
+                       state: inout DecodeState) throws(PlayerError) -> Bool {
+        state.sniffed?.append(contentsOf: bytes)
+        state.inputPosition += bytes.count
+        if !bytes.isEmpty { anchorTransfer(state: &state, delivered: true) }
+        let held = state.sniffed ?? []
+        let ended = bytes.isEmpty && input.control.outcome(of: state.generation) == .finished
+            && ring.available(generation: state.generation) == 0
+        // Nothing came, or the input ended empty: the decode loop handles both.
+        if bytes.isEmpty && (!ended || held.isEmpty) { return false }
+        let heldStart = state.inputPosition - held.count
+        let verdict = held.withUnsafeBytes { ContentSniffer.sniff($0, isComplete: ended || held.count >= Self.sniffLimit) }
+        switch verdict {
+        case .needMore where !ended:
+            return true
+        case .decided(.id3v2Tag(let size)):
+            // The tag is skipped here, not fed: mpg123 would hold all of it in memory, and its
+            // size (up to 256 MiB) comes from the network. What follows it is sniffed in turn.
+            let tagEnd = heldStart + size
+            try decoder.restart(atByte: tagEnd, frame: 0)
+            if size <= held.count {
+                state.sniffed = Array(held[size...])
+                return true
+            }
+            state.sniffed = []
+            if input.control.info?.supportsRanges == true,
+               tagEnd - state.inputPosition > ring.available(generation: state.generation) {
+                restartInput(at: tagEnd, state: &state)
+            } else {
+                state.skipTo = tagEnd
+            }
+            return true
+        case .decided(.mpegAudio):
+            state.sniffed = nil
+            try held.withPlayerBytes { bytes throws(PlayerError) in try decoder.feed(bytes) }
+            state.bytesFed += held.count
+            return true
+        case .decided(.foreign(let signature)):
+            throw .unsupportedFormat(url: location.description, format: signature.description)
+        case .decided(.text(let marker)):
+            throw .notAudio(url: location.description, reason: "the content is text (\(marker)…), not audio")
+        case .needMore, .unrecognised:
+            throw .notAudio(url: location.description,
+                            reason: "no MPEG audio frames and no known format in the first \(held.count) bytes")
+        }
+    }
+
+    /// Whether a rebuffer is over: enough input is buffered to play on without flapping (see
+    /// ``RefillPolicy``), or the input has ended. Ends it then.
+    func refilled(decoder: any AudioDecoder, state: inout DecodeState) -> Bool {
+        guard state.gate.isRebuffering else { return true }
+        let bytesPerSecond = decoder.bytesPerSecond ?? 16_000
+        let available = ring.available(generation: state.generation)
+        let received = state.inputPosition + available
+        let remaining = input.control.info?.totalLength.map { $0 - received }
+        anchorTransfer(state: &state, delivered: false)
+        let start = state.transferStart ?? (ContinuousClock.now, received)
+        let elapsed = ContinuousClock.now - start.time
+        let refill = RefillPolicy(standardRefill: configuration.rebufferRefill).refillSeconds(
+            bytesPerSecond: Double(bytesPerSecond),
+            transferSeconds: elapsed.inSeconds,
+            transferredBytes: received - start.offset, remainingBytes: remaining)
+        let target = min(Int(refill * Double(bytesPerSecond)), ring.capacity * 3 / 4)
+        guard available >= target
+                || input.control.outcome(of: state.generation) != nil
+                || commands.withEngineLock({ $0.stopRequested || $0.seekTarget != nil }) else { return false }
+        carryOut(state.gate.refilled(at: .now))
+        return true
+    }
+
+    /// Moves the point the transfer's rate is measured from to the end of its opening burst:
+    /// bytes that come within a tenth of a second of the last ones still belong to it.
+    /// `delivered`: called right after this generation's bytes were read (the first such call
+    /// starts the measure).
+    func anchorTransfer(state: inout DecodeState, delivered: Bool) {
+        let received = state.inputPosition + ring.available(generation: state.generation)
+        if let start = state.transferStart {
+            guard received > start.offset, ContinuousClock.now - start.time < Self.openingBurst else { return }
+        } else if !delivered {
+            return
+        }
+        state.transferStart = (.now, received)
+    }
+
+    /// How closely reads must follow each other to count as one burst.
+    static let openingBurst = Duration.milliseconds(100)
+
+    func restartInput(at offset: Int, state: inout DecodeState) {
+        state.generation += 1
+        state.inputPosition = offset
+        state.transferStart = nil
+        state.skipTo = nil
+        state.passedDiscontinuity = nil
+        input.start(at: offset, generation: state.generation)
+    }
+}

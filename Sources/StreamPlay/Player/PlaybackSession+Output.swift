@@ -1,0 +1,203 @@
+// Decoded audio into the sink: opening it, the prebuffer and rebuffer through the output gate,
+// format switches, the end of the track and the gapless hand-off.
+
+extension PlaybackSession {
+    /// Opens the sink for the first audio. A preloaded session first waits, its first audio
+    /// decoded, until it is activated. Returns `false` when stopped while waiting.
+    func attach(format: AudioFormat, state: inout DecodeState) throws(PlayerError) -> Bool {
+        if !activated.load(ordering: .acquiring) {
+            waitingFormat.withEngineLock { $0 = format }
+            while !activated.load(ordering: .acquiring) {
+                if commands.withEngineLock({ $0.stopRequested }) { return false }
+                wake.wait(timeout: 0.1)
+            }
+        }
+        try sink.open(format: format)
+        attached.store(true, ordering: .releasing)
+        state.attached = true
+        sampleRate.store(format.sampleRate, ordering: .releasing)
+        report(.format(format))
+        // Never more than half what the sink queues while stopped, or it could never start.
+        state.gate.opened(prebufferFrames: prebufferFrames(format))
+        return true
+    }
+
+    /// Tells the player, once, when the track's end is near enough to open the next one: its
+    /// input is complete and less than ``preloadLead`` of audio is left, or its length is reached soon.
+    func checkNearingEnd(decoder: any AudioDecoder, state: inout DecodeState) {
+        guard !state.nearingEndReported, state.attached, let format = state.format else { return }
+        var left = Double.infinity
+        if let endFrame = state.endFrame {
+            let current = baseFrame.load(ordering: .relaxed) + framesWritten.load(ordering: .relaxed)
+            left = format.seconds(forFrames: max(endFrame - current, 0))
+        }
+        if input.control.outcome(of: state.generation) == .finished, let bytesPerSecond = decoder.bytesPerSecond, bytesPerSecond > 0 {
+            left = min(left, Double(ring.available(generation: state.generation)) / Double(bytesPerSecond))
+        }
+        guard left < Self.preloadLead else { return }
+        state.nearingEndReported = true
+        report(.nearingEnd)
+    }
+
+    /// Audio left in the current track when the next one is opened: time enough to connect and
+    /// decode its first audio on a slow link, little enough not to hold two streams for long.
+    static let preloadLead = 8.0
+
+    /// A new stream follows within the input (an HLS discontinuity). In another format, the sink
+    /// plays out the old audio, reopens in the new format, and the timeline goes on at the new
+    /// rate; in the same format, audio simply goes on.
+    func switchFormat(from previous: AudioFormat, to format: AudioFormat,
+                              state: inout DecodeState) throws(PlayerError) {
+        guard previous != format else { return }
+        if state.gate.isStarted {
+            // Interrupted by a seek or a stop, which start the output over anyway.
+            _ = try sink.drain()
+        }
+        let timeline = baseFrame.load(ordering: .relaxed) + framesWritten.load(ordering: .relaxed)
+        let seconds = previous.seconds(forFrames: timeline)
+        try sink.open(format: format)
+        state.format = format
+        sampleRate.store(format.sampleRate, ordering: .releasing)
+        baseFrame.store(format.frames(forSeconds: seconds), ordering: .releasing)
+        framesWritten.store(0, ordering: .releasing)
+        state.rebase = false
+        report(.format(format))
+        // The new stream is corked: it starts like a track, once its prebuffer is written.
+        state.gate.opened(prebufferFrames: prebufferFrames(format))
+        if let length, length > 0 {
+            state.endFrame = format.frames(forSeconds: startTime + length)
+        }
+        logger.debug("format change", metadata: ["from": "\(previous)", "to": "\(format)"])
+    }
+
+    func checkContentType(_ info: InputInfo) throws(PlayerError) {
+        guard let type = info.contentType?.lowercased() else { return }
+        let textTypes = ["text/html", "application/xhtml+xml", "application/json", "text/xml", "application/xml"]
+        if textTypes.contains(where: { type.hasPrefix($0) }) {
+            throw .notAudio(url: location.description, reason: "the server sent \(type)")
+        }
+    }
+
+    func reportDuration(decoder: any AudioDecoder, state: inout DecodeState) {
+        guard let total = decoder.totalFrames, let format = decoder.format else { return }
+        state.durationReported = true
+        report(.duration(format.seconds(forFrames: total)))
+    }
+
+    /// Hands decoded audio to the sink and starts output once the prebuffer is full.
+    /// Returns `true` when the requested length has been reached.
+    func deliver(pcm: UnsafeRawBufferPointer, firstFrame: Int, format: AudioFormat,
+                         state: inout DecodeState) throws(PlayerError) -> Bool {
+        if state.rebase {
+            state.rebase = false
+            baseFrame.store(firstFrame, ordering: .releasing)
+            framesWritten.store(0, ordering: .releasing)
+        }
+        var bytes = pcm
+        var reachedEnd = false
+        if let endFrame = state.endFrame {
+            // Counted from the timeline, not the decoder: after a resync the decoder counts anew.
+            let current = baseFrame.load(ordering: .relaxed) + framesWritten.load(ordering: .relaxed)
+            let remaining = max(endFrame - current, 0) * format.bytesPerFrame
+            if remaining <= bytes.count {
+                bytes = UnsafeRawBufferPointer(rebasing: bytes[..<remaining])
+                reachedEnd = true
+            }
+        }
+        if let framesBeforeStart = state.gate.framesBeforeStart {
+            // Write up to the prebuffer target, start output, then write the rest: a stopped
+            // sink that fills up would otherwise block before it was ever started.
+            let toTarget = min(framesBeforeStart * format.bytesPerFrame, bytes.count)
+            guard try write(UnsafeRawBufferPointer(rebasing: bytes[..<toTarget]), format: format) else { return false }
+            carryOut(state.gate.queued(frames: toTarget / format.bytesPerFrame))
+            bytes = UnsafeRawBufferPointer(rebasing: bytes[toTarget...])
+        }
+        guard try write(bytes, format: format) else { return false }
+        return reachedEnd
+    }
+
+    /// Queues `bytes` in the sink and counts them.
+    /// - Returns: `false` if a seek or stop interrupted the write (the rest is not wanted).
+    func write(_ bytes: UnsafeRawBufferPointer, format: AudioFormat) throws(PlayerError) -> Bool {
+        var offset = 0
+        while offset < bytes.count {
+            let count = try sink.write(UnsafeRawBufferPointer(rebasing: bytes[offset...]))
+            offset += count
+            framesWritten.add(count / format.bytesPerFrame, ordering: .releasing)
+            guard offset < bytes.count else { break }
+            // Interrupted. A command taken before the interrupt arrived can leave it behind:
+            // only a seek or stop still pending means the rest of the audio is not wanted.
+            if hasPendingSeekOrStop { return false }
+            sink.clearInterrupt()
+            if hasPendingSeekOrStop { return false }
+        }
+        return true
+    }
+
+    var hasPendingSeekOrStop: Bool {
+        commands.withEngineLock { $0.stopRequested || $0.seekTarget != nil }
+    }
+
+    /// Carries out what the output gate decided.
+    func carryOut(_ actions: [OutputGate.Action]) {
+        for action in actions {
+            switch action {
+            case .startSink:
+                commands.withEngineLock { commands in
+                    if !commands.paused { sink.start() }
+                }
+            case .pauseSink:
+                sink.pause()
+            case .progress(let fraction):
+                report(.bufferingProgress(fraction))
+            case .state(let phase):
+                setPhase(phase)
+            case .rebuffered(let seconds):
+                countRebuffer(seconds)
+                report(.rebuffered(seconds))
+            case .rebufferAbandoned(let seconds):
+                countRebuffer(seconds)
+            }
+        }
+    }
+
+    func countRebuffer(_ seconds: Double) {
+        rebuffers.add(1, ordering: .relaxed)
+        rebufferMilliseconds.add(Int(seconds * 1000), ordering: .relaxed)
+    }
+
+    /// Frames queued before output starts: never more than half what the sink queues while
+    /// stopped, or it could never start.
+    func prebufferFrames(_ format: AudioFormat) -> Int {
+        min(format.frames(forSeconds: configuration.prebuffer), sink.queueCapacityFrames / 2)
+    }
+
+    /// Lets the sink play out what it holds. Returns `true` when done, `false` if interrupted.
+    func finishPlayback(state: inout DecodeState) throws(PlayerError) -> Bool {
+        guard state.attached else {
+            // No audio was ever decoded: nothing to play out, and the sink is not this track's.
+            if let failure = state.failure { throw failure }
+            return true
+        }
+        if !state.gate.isStarted { carryOut(state.gate.start()) }
+        if isPaused && sink.isRealTime {
+            // Draining a corked stream waits for the resume; the wait is interruptible.
+            wake.wait(timeout: 0.25)
+            return false
+        }
+        if state.failure == nil, let format = state.format, state.attached {
+            if !state.nearingEndReported {
+                state.nearingEndReported = true
+                report(.nearingEnd)
+            }
+            if let handOff, handOff(format) {
+                // The next track writes on into the sink: no drain, no gap.
+                handedOff.store(true, ordering: .releasing)
+                return true
+            }
+        }
+        guard try sink.drain() else { return false }
+        if let failure = state.failure { throw failure }
+        return true
+    }
+}

@@ -1,0 +1,81 @@
+// Seeks, byte and segment, as the seek planner decides them.
+
+extension PlaybackSession {
+    func performSeek(to target: Double, format: AudioFormat, decoder: any AudioDecoder,
+                             state: inout DecodeState) throws(PlayerError) {
+        state.pendingSeek = nil
+        defer {
+            commands.withEngineLock { if $0.seekTarget == nil { $0.shownSeekTarget = nil } }
+        }
+        if input.control.info?.isEndless == true {
+            report(.seekRefused(.seekNotSupported(reason: "\(location) is a live stream")))
+            return
+        }
+        if let playlist = input.segmentedPlaylist {
+            try seekSegment(in: playlist, to: target, format: format, decoder: decoder, state: &state)
+            return
+        }
+        var frame = format.frames(forSeconds: target)
+        if let total = decoder.totalFrames { frame = min(frame, max(total - 1, 0)) }
+        guard let (landed, offset) = try decoder.seek(toFrame: frame) else {
+            // The decoder started over: from the beginning, then this seek again.
+            if state.attached { sink.flush() }
+            restartInput(at: 0, state: &state)
+            state.bytesFed = 0
+            state.sniffed = []
+            state.pendingSeek = target
+            carryOut(state.gate.restart(at: .now))
+            state.rebase = true
+            return
+        }
+        if state.attached { sink.flush() }
+        // A seek ends a rebuffer: output starts again once the new position is prebuffered.
+        carryOut(state.gate.restart(at: .now))
+        baseFrame.store(landed, ordering: .releasing)
+        framesWritten.store(0, ordering: .releasing)
+        state.rebase = true
+        state.draining = false
+        state.failure = nil
+        report(.seeked(format.seconds(forFrames: landed)))
+
+        let plan = SeekPlanner.bytePlan(offset: offset, inputPosition: state.inputPosition,
+                                        buffered: ring.available(generation: state.generation),
+                                        supportsRanges: input.control.info?.supportsRanges ?? false,
+                                        inputFinished: input.control.outcome(of: state.generation) != nil)
+        switch plan {
+        case .skip(let to):
+            state.skipTo = to
+        case .restart(let at):
+            restartInput(at: at, state: &state)
+        case .restartFromStart(let skipTo):
+            restartInput(at: 0, state: &state)
+            state.skipTo = skipTo
+        }
+        logger.debug("seek", metadata: ["target": "\(target)", "landed": "\(landed)", "offset": "\(offset)"])
+    }
+
+    /// Seeks an HLS stream: from the start of a segment, decoding and dropping audio up to the
+    /// target (see ``SeekPlanner/segmentPlan(in:to:format:samplesPerFrame:)``).
+    func seekSegment(in playlist: HLSMediaPlaylist, to target: Double, format: AudioFormat,
+                             decoder: any AudioDecoder, state: inout DecodeState) throws(PlayerError) {
+        let plan = SeekPlanner.segmentPlan(in: playlist, to: target, format: format, samplesPerFrame: decoder.samplesPerFrame)
+        let (index, startFrame, targetFrame) = (plan.segmentIndex, plan.startFrame, plan.targetFrame)
+        if state.attached { sink.flush() }
+        carryOut(state.gate.restart(at: .now))
+        state.generation += 1
+        state.inputPosition = 0
+        state.transferStart = nil
+        state.skipTo = nil
+        state.passedDiscontinuity = nil
+        input.start(atSegment: index, generation: state.generation)
+        try decoder.restart(atByte: 0, frame: startFrame)
+        state.discardBeforeFrame = targetFrame
+        baseFrame.store(targetFrame, ordering: .releasing)
+        framesWritten.store(0, ordering: .releasing)
+        state.rebase = true
+        state.draining = false
+        state.failure = nil
+        report(.seeked(format.seconds(forFrames: targetFrame)))
+        logger.debug("segment seek", metadata: ["target": "\(target)", "segment": "\(index)"])
+    }
+}
