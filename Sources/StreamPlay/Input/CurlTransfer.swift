@@ -7,13 +7,14 @@ import CStreamPlayShim
 /// The callbacks run on the input thread inside `curl_multi_perform`. The transfer is handed to
 /// them as an unretained pointer; the source keeps it alive until the easy handle is cleaned up.
 final class CurlTransfer {
-    let handle: UnsafeMutableRawPointer
+    private let easy: CurlEasy
+    /// The easy handle, for the input thread's multi handle.
+    var handle: UnsafeMutableRawPointer { easy.handle }
     let offset: Int
     let generation: Int
     let ring: ByteRing
     /// Whether a Range was asked for (`false` when resuming a live stream).
     let requestsRange: Bool
-    private var headerList: UnsafeMutablePointer<curl_slist>?
 
     /// Bytes of the current response block's headers we care about.
     /// The headers of the current response.
@@ -51,27 +52,17 @@ final class CurlTransfer {
     ///   bytes that arrive simply continue the stream.
     init?(url: String, offset: Int, generation: Int, ring: ByteRing, configuration: PlayerConfiguration,
           requestRange: Bool = true) {
-        guard let handle = curl_easy_init() else { return nil }
-        self.handle = handle
+        // Radio servers send song titles in-band only when asked.
+        guard let easy = CurlEasy(url: url, configuration: configuration, leadingHeaders: [("Icy-MetaData", "1")]) else {
+            return nil
+        }
+        self.easy = easy
         self.offset = offset
         self.generation = generation
         self.requestsRange = requestRange
         self.ring = ring
 
-        CurlRequest.configure(handle, url: url, configuration: configuration)
-        if offset > 0 && requestRange {
-            // CURLOPT_RANGE rather than RESUME_FROM: a server that ignores ranges answers 200
-            // with the whole body, which we skip through instead of failing.
-            sp_curl_setopt_pointer(handle, CURLOPT_RANGE, "\(offset)-")
-        }
-        // Radio servers send song titles in-band only when asked.
-        headerList = curl_slist_append(headerList, "Icy-MetaData: 1")
-        for (name, value) in configuration.requestHeaders.sorted(by: { $0.key < $1.key }) {
-            headerList = curl_slist_append(headerList, "\(name): \(value)")
-        }
-        if let headerList {
-            sp_curl_setopt_pointer(handle, CURLOPT_HTTPHEADER, headerList)
-        }
+        if offset > 0 && requestRange { easy.requestRange(from: offset) }
 
         let context = Unmanaged.passUnretained(self).toOpaque()
         sp_curl_setopt_pointer(handle, CURLOPT_WRITEDATA, context)
@@ -88,8 +79,6 @@ final class CurlTransfer {
     }
 
     deinit {
-        curl_easy_cleanup(handle)
-        curl_slist_free_all(headerList)
         scratch?.deallocate()
     }
 

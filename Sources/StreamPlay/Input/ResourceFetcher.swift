@@ -19,21 +19,15 @@ enum ResourceFetcher {
     ///   `true` aborts it, so that a stop is never held up by a slow server.
     static func fetch(_ url: String, configuration: PlayerConfiguration,
                       shouldStop: @escaping () -> Bool) throws(PlayerError) -> Data {
-        _ = CurlRequest.globalInit
-        guard let handle = curl_easy_init() else {
+        // The same headers as the stream's: a playlist or key behind authorization needs them.
+        guard let easy = CurlEasy(url: url, configuration: configuration) else {
             throw .transferFailed(url: RedactedURL.describe(url), reason: "curl_easy_init failed")
         }
-        defer { curl_easy_cleanup(handle) }
+        let handle = easy.handle
+        // The handle is used through its raw pointer to the end, error mapping included.
+        defer { withExtendedLifetime(easy) {} }
         let sink = Sink(shouldStop: shouldStop)
         let context = Unmanaged.passUnretained(sink).toOpaque()
-        CurlRequest.configure(handle, url: url, configuration: configuration)
-        // The same headers as the stream's: a playlist or key behind authorization needs them.
-        var headerList: UnsafeMutablePointer<curl_slist>?
-        for (name, value) in configuration.requestHeaders.sorted(by: { $0.key < $1.key }) {
-            headerList = curl_slist_append(headerList, "\(name): \(value)")
-        }
-        defer { curl_slist_free_all(headerList) }
-        if let headerList { sp_curl_setopt_pointer(handle, CURLOPT_HTTPHEADER, headerList) }
         sp_curl_setopt_long(handle, CURLOPT_TIMEOUT_MS, Int((configuration.connectTimeout + configuration.stallTimeout) * 1000))
         sp_curl_setopt_pointer(handle, CURLOPT_WRITEDATA, context)
         sp_curl_setopt_data_callback(handle, CURLOPT_WRITEFUNCTION) { data, size, count, context in

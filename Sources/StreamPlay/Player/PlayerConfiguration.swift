@@ -34,7 +34,8 @@ public struct PlayerConfiguration: Sendable {
     public var userAgent = "StreamPlay/\(StreamPlayVersion.current)"
     /// A PEM file of certificate authorities to trust instead of the system's. TLS is always verified.
     public var caCertificatesPath: String?
-    /// Extra request headers (for example an Authorization header from a resolver).
+    /// Extra request headers (for example an Authorization header from a resolver), sent with
+    /// every request of a play: the stream, and HLS playlists, keys and segments.
     public var requestHeaders: [String: String] = [:]
     /// For an HLS master playlist: the highest bandwidth (bits per second, as its variants
     /// declare) to choose. The best MP3 variant at or below it plays, or the lowest if none is;

@@ -8,7 +8,8 @@ import FoundationEssentials
 /// segment arrives, and it waits for ring space inside the body callback. The progress callback
 /// ends the request early for a command (stop, seek) or a stall.
 final class SegmentRequest {
-    private let handle: UnsafeMutableRawPointer
+    private let easy: CurlEasy
+    private var handle: UnsafeMutableRawPointer { easy.handle }
     /// First byte asked for, and the last (a byte-range segment), in the resource.
     private let start: Int
     private let end: Int?
@@ -23,7 +24,6 @@ final class SegmentRequest {
     /// Bytes the request still wants, for a byte-range segment.
     private var remaining: Int?
     private var lastActivity = ContinuousClock.now
-    private var headerList: UnsafeMutablePointer<curl_slist>?
 
     /// Why a request ended early, if it did.
     enum Interruption { case command, stalled, complete }
@@ -33,22 +33,15 @@ final class SegmentRequest {
 
     init?(url: String, start: Int, end: Int?, configuration: PlayerConfiguration,
           onBody: @escaping (UnsafeRawBufferPointer) -> Bool, shouldAbort: @escaping () -> Bool) {
-        guard let handle = curl_easy_init() else { return nil }
-        self.handle = handle
+        guard let easy = CurlEasy(url: url, configuration: configuration) else { return nil }
+        self.easy = easy
         self.start = start
         self.end = end
         self.stallTimeout = configuration.stallTimeout
         self.onBody = onBody
         self.shouldAbort = shouldAbort
         if let end { remaining = end - start + 1 }
-        CurlRequest.configure(handle, url: url, configuration: configuration)
-        if start > 0 || end != nil {
-            sp_curl_setopt_pointer(handle, CURLOPT_RANGE, "\(start)-\(end.map(String.init) ?? "")")
-        }
-        for (name, value) in configuration.requestHeaders.sorted(by: { $0.key < $1.key }) {
-            headerList = curl_slist_append(headerList, "\(name): \(value)")
-        }
-        if let headerList { sp_curl_setopt_pointer(handle, CURLOPT_HTTPHEADER, headerList) }
+        if start > 0 || end != nil { easy.requestRange(from: start, through: end) }
         let context = Unmanaged.passUnretained(self).toOpaque()
         sp_curl_setopt_pointer(handle, CURLOPT_WRITEDATA, context)
         sp_curl_setopt_data_callback(handle, CURLOPT_WRITEFUNCTION) { data, size, count, context in
@@ -62,11 +55,6 @@ final class SegmentRequest {
         }
     }
 
-    deinit {
-        curl_easy_cleanup(handle)
-        curl_slist_free_all(headerList)
-    }
-
     /// Runs the request. `CURLE_OK` also when it ended because the byte range was complete.
     func perform() -> CURLcode {
         let code = curl_easy_perform(handle)
@@ -75,9 +63,7 @@ final class SegmentRequest {
 
     /// The HTTP status of the response.
     var statusCode: Int {
-        var value = 0
-        sp_curl_getinfo_long(handle, CURLINFO_RESPONSE_CODE, &value)
-        return value
+        easy.responseCode
     }
 
     /// The typed error for a failed request.
