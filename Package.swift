@@ -14,6 +14,7 @@ let package = Package(
     products: [
         .library(name: "StreamPlay", targets: ["StreamPlay"]),
         .library(name: "StreamPlayServices", targets: ["StreamPlayServices"]),
+        .library(name: "StreamPlayTesting", targets: ["StreamPlayTesting"]),
         .executable(name: "streamplay", targets: ["streamplay"]),
     ],
     dependencies: [
@@ -69,6 +70,12 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // For tests of code that uses the services: an in-memory HTTPTransport, fakes of
+        // SoundCloud, Spotify and Spark behind it, and a recording AudioSink.
+        .target(
+            name: "StreamPlayTesting",
+            dependencies: ["StreamPlay", "StreamPlayServices"]
+        ),
         .executableTarget(
             name: "streamplay",
             dependencies: [
@@ -98,7 +105,7 @@ let package = Package(
         // STREAMPLAY_REQUIRE_SERVERS=1 (as in CI), where absent means failing.
         .testTarget(
             name: "StreamPlayIntegrationTests",
-            dependencies: ["StreamPlay", "StreamPlayServices"]
+            dependencies: ["StreamPlay", "StreamPlayServices", "StreamPlayTesting"]
         ),
     ],
     swiftLanguageModes: [.v6]
