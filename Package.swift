@@ -103,6 +103,11 @@ let package = Package(
         // The wiring, against real servers (scripts/test.sh starts them). Suites that need them
         // are skipped with their reason when the servers' environment is absent, unless
         // STREAMPLAY_REQUIRE_SERVERS=1 (as in CI), where absent means failing.
+        // The service clients against in-memory fakes of the services: no servers, milliseconds.
+        .testTarget(
+            name: "StreamPlayServicesUnitTests",
+            dependencies: ["StreamPlay", "StreamPlayServices", "StreamPlayTesting"]
+        ),
         .testTarget(
             name: "StreamPlayIntegrationTests",
             dependencies: ["StreamPlay", "StreamPlayServices", "StreamPlayTesting"]
