@@ -46,7 +46,7 @@ enum FakeOAuth {
     }
 
     /// The redirect a browser would be sent to after the user approved `authorizationURL` (an
-    /// ``AuthorizationRequest``'s URL): the redirect URI with `code` and `state`; the code is
+    /// `AuthorizationRequest`'s URL): the redirect URI with `code` and `state`; the code is
     /// bound to the redirect URI and the PKCE challenge the URL carries.
     static func approve(_ authorizationURL: String, user: String, authority: FakeTokenAuthority,
                         bindsChallenge: Bool = true) -> String {

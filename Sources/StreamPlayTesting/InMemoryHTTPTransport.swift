@@ -2,7 +2,7 @@ import FoundationEssentials
 import StreamPlay
 import Synchronization
 
-/// An ``HTTPTransport`` that never touches the network: it routes each request to a handler by
+/// An `HTTPTransport` that never touches the network: it routes each request to a handler by
 /// method, host and path, records every request it received, and can answer the next requests
 /// to a path with a scripted failure.
 ///
@@ -23,7 +23,7 @@ import Synchronization
 /// added); then a route for the request's host (and port, when the route names one) whose
 /// method matches: an exact path before the longest matching path prefix. A request nothing
 /// matches is answered 404. Redirects are returned, not followed, unless the request asks
-/// (``HTTPRequest/followsRedirects``), as ``HTTPTransport`` says; followed redirects are
+/// (`HTTPRequest.followsRedirects`), as `HTTPTransport` says; followed redirects are
 /// recorded hop by hop.
 public final class InMemoryHTTPTransport: HTTPTransport {
     /// Answers one request. Throwing stands for a request that got no response (a network
@@ -65,12 +65,18 @@ public final class InMemoryHTTPTransport: HTTPTransport {
     ///   - host: the host, as in the URL (`api.example.org`, or `127.0.0.1:8080` to match the
     ///     port too); compared without case.
     ///   - path: the percent-decoded path (`/tracks/soundcloud:tracks:1`).
+    ///   - handler: what answers.
     public func route(_ method: HTTPRequest.Method? = nil, host: String, path: String, to handler: @escaping Handler) {
         add(method, host: host, path: path, isPrefix: false, handler: handler)
     }
 
     /// Sends requests on `host` whose path starts with `pathPrefix` to `handler`, unless an
     /// exact path or a longer prefix matches.
+    /// - Parameters:
+    ///   - method: the method to answer (nil: any); a GET route answers HEAD too.
+    ///   - host: the host (`api.example.org`, or `host:port` to match the port too).
+    ///   - pathPrefix: the start of the percent-decoded paths to answer (`/` for all).
+    ///   - handler: what answers.
     public func route(_ method: HTTPRequest.Method? = nil, host: String, pathPrefix: String, to handler: @escaping Handler) {
         add(method, host: host, path: pathPrefix, isPrefix: true, handler: handler)
     }
@@ -86,6 +92,8 @@ public final class InMemoryHTTPTransport: HTTPTransport {
     /// Answers the next `count` requests that match with `status` (and `Retry-After`, when
     /// given), before any route sees them; then requests reach their routes again.
     /// - Parameters:
+    ///   - count: how many requests get the answer.
+    ///   - status: the answer's status (429 by default).
     ///   - retryAfter: seconds for a `Retry-After` header.
     ///   - method: only requests with this method (nil: any).
     ///   - host: only requests to this host (nil: any).
@@ -130,8 +138,8 @@ public final class InMemoryHTTPTransport: HTTPTransport {
     // MARK: HTTPTransport
 
     /// Routes `request` and returns its handler's answer (or a scripted failure, or 404).
-    /// - Throws: ``HTTPClientError/cancelled(url:)`` when the task is cancelled before or
-    ///   while the request is answered; ``HTTPClientError/invalidRequest(_:)`` for a URL that is
+    /// - Throws: `HTTPClientError.cancelled` when the task is cancelled before or
+    ///   while the request is answered; `HTTPClientError.invalidRequest` for a URL that is
     ///   not http(s) or a file to upload that cannot be read, as `CurlHTTPClient` does; whatever
     ///   a handler throws.
     public func send(_ request: HTTPRequest,

@@ -1,6 +1,6 @@
 import StreamPlay
 
-/// A request as an ``InMemoryHTTPTransport`` received it: the ``HTTPRequest`` itself and its URL
+/// A request as an ``InMemoryHTTPTransport`` received it: the `HTTPRequest` itself and its URL
 /// taken apart, for routing and for a test's assertions.
 ///
 /// ```swift
@@ -45,7 +45,7 @@ public struct RecordedRequest: Sendable {
     }
 
     /// The body's bytes: those of a `.bytes` body, none for the others (a multipart upload is
-    /// read through ``HTTPRequest/body``).
+    /// read through `HTTPRequest.body`).
     public var bodyBytes: [UInt8] {
         if case .bytes(let bytes, _) = request.body { return bytes }
         return []

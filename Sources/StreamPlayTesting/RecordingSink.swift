@@ -1,7 +1,7 @@
 import StreamPlay
 import Synchronization
 
-/// An ``AudioSink`` that takes audio as fast as it comes and keeps it, one part per format it
+/// An `AudioSink` that takes audio as fast as it comes and keeps it, one part per format it
 /// was opened with: a format change mid-play shows as a new part. For tests of what a `Player`
 /// decoded (give it with `PlayerConfiguration(output: .custom { sink })`).
 ///

@@ -19,8 +19,16 @@ public struct ScriptedFailure: Sendable {
     public var pathPrefix: String
 
     /// A failure for the next `count` matching requests.
-    /// - Parameter retryAfter: seconds for a `Retry-After` header (written without a fraction
-    ///   when whole, as servers send it).
+    /// - Parameters:
+    ///   - count: how many requests get the answer.
+    ///   - status: the answer's status.
+    ///   - retryAfter: seconds for a `Retry-After` header (written without a fraction when
+    ///     whole, as servers send it).
+    ///   - method: only requests with this method (nil: any).
+    ///   - host: only requests to this host (nil: any).
+    ///   - pathPrefix: only requests whose path starts with this.
+    ///   - headers: more header fields of the answer.
+    ///   - body: the answer's body.
     public init(count: Int = 1, status: Int, retryAfter: Double? = nil, method: HTTPRequest.Method? = nil,
                 host: String? = nil, pathPrefix: String = "/", headers: HTTPHeaders = [:], body: [UInt8] = []) {
         remaining = max(0, count)

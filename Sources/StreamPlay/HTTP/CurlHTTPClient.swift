@@ -58,8 +58,10 @@ public final class CurlHTTPClient: HTTPTransport {
     }
 
     /// Sends `request` and returns the response, whatever its status.
-    /// - Parameter uploadProgress: called on the client's thread with (bytes sent, bytes to
-    ///   send) while a body goes out; keep it short.
+    /// - Parameters:
+    ///   - request: what to send.
+    ///   - uploadProgress: called on the client's thread with (bytes sent, bytes to send) while
+    ///     a body goes out; keep it short.
     /// - Throws: ``HTTPClientError`` when no response came (network, cancellation).
     public func send(_ request: HTTPRequest,
                      uploadProgress: (@Sendable (_ sent: Int64, _ total: Int64) -> Void)? = nil)

@@ -15,7 +15,9 @@
 ///   out, possibly on another thread; it must return quickly.
 public protocol HTTPTransport: Sendable {
     /// Sends `request` and returns the response, whatever its status.
-    /// - Parameter uploadProgress: called with (bytes sent, bytes to send) while a body goes out.
+    /// - Parameters:
+    ///   - request: what to send.
+    ///   - uploadProgress: called with (bytes sent, bytes to send) while a body goes out.
     /// - Throws: ``HTTPClientError`` when no response came (network, cancellation, a request
     ///   that cannot be made).
     func send(_ request: HTTPRequest,
@@ -25,6 +27,7 @@ public protocol HTTPTransport: Sendable {
 
 extension HTTPTransport {
     /// Sends `request` without reporting upload progress.
+    /// - Parameter request: what to send.
     /// - Throws: ``HTTPClientError`` when no response came.
     public func send(_ request: HTTPRequest) async throws(HTTPClientError) -> HTTPResponse {
         try await send(request, uploadProgress: nil)
