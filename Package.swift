@@ -14,6 +14,7 @@ let package = Package(
     products: [
         .library(name: "StreamPlay", targets: ["StreamPlay"]),
         .library(name: "StreamPlayServices", targets: ["StreamPlayServices"]),
+        .library(name: "StreamPlayTesting", targets: ["StreamPlayTesting"]),
         .executable(name: "streamplay", targets: ["streamplay"]),
     ],
     dependencies: [
@@ -71,6 +72,12 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // For tests of code that uses the services: an in-memory HTTPTransport, fakes of
+        // SoundCloud, Spotify and Spark behind it, and a recording AudioSink.
+        .target(
+            name: "StreamPlayTesting",
+            dependencies: ["StreamPlay", "StreamPlayServices"]
+        ),
         .executableTarget(
             name: "streamplay",
             dependencies: [
@@ -98,9 +105,14 @@ let package = Package(
         // The wiring, against real servers (scripts/test.sh starts them). Suites that need them
         // are skipped with their reason when the servers' environment is absent, unless
         // STREAMPLAY_REQUIRE_SERVERS=1 (as in CI), where absent means failing.
+        // The service clients against in-memory fakes of the services: no servers, milliseconds.
+        .testTarget(
+            name: "StreamPlayServicesUnitTests",
+            dependencies: ["StreamPlay", "StreamPlayServices", "StreamPlayTesting"]
+        ),
         .testTarget(
             name: "StreamPlayIntegrationTests",
-            dependencies: ["StreamPlay", "StreamPlayServices"]
+            dependencies: ["StreamPlay", "StreamPlayServices", "StreamPlayTesting"]
         ),
     ],
     swiftLanguageModes: [.v6]

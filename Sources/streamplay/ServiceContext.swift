@@ -7,7 +7,7 @@ import StreamPlayServices
 struct ServiceContext {
     let settings: ServiceSettings
     let store: EncryptedFileTokenStore
-    let http: HTTPClient
+    let http: CurlHTTPClient
 
     /// Reads the settings; `caFile` replaces the system's certificate authorities.
     init(caFile: String?) throws {
@@ -17,9 +17,9 @@ struct ServiceContext {
             throw CommandFailure(error.description)
         }
         store = EncryptedFileTokenStore()
-        var configuration = HTTPClient.Configuration()
+        var configuration = CurlHTTPClient.Configuration()
         configuration.caCertificatesPath = caFile
-        http = HTTPClient(configuration: configuration)
+        http = CurlHTTPClient(configuration: configuration)
     }
 
     /// The configuration of `service`, which must have a client id.

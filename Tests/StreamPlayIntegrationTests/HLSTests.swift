@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import StreamPlay
+import StreamPlayTesting
 
 /// HLS with MP3 segments, made by ffmpeg's segment muxer and served by nginx (VOD) or by the
 /// fault server (live, and segments that drop). The PCM played must equal the reference decode

@@ -7,7 +7,7 @@ import Testing
 struct HTTPClientTests {
     @Test("GET with headers; redirects returned, or followed when asked")
     func getAndRedirects() async throws {
-        let client = HTTPClient()
+        let client = CurlHTTPClient()
         let base = try TestEnvironment.http()
         let response = try await client.send(HTTPRequest(url: "\(base)/cbr-44k-mono.mp3", headers: ["Range": "bytes=0-9"]))
         #expect(response.status == 206 && response.body.count == 10)
@@ -20,20 +20,20 @@ struct HTTPClientTests {
     func tlsVerification() async throws {
         let url = "\(try TestEnvironment.https())/cbr-44k-mono.mp3"
         do {
-            _ = try await HTTPClient().send(HTTPRequest(method: .head, url: url))
+            _ = try await CurlHTTPClient().send(HTTPRequest(method: .head, url: url))
             Issue.record("an unverified certificate was accepted")
         } catch {
             guard case .network(.tlsFailure) = error else { Issue.record("expected a TLS failure, got \(error)"); return }
         }
-        var configuration = HTTPClient.Configuration()
+        var configuration = CurlHTTPClient.Configuration()
         configuration.caCertificatesPath = try TestEnvironment.caFile()
-        let response = try await HTTPClient(configuration: configuration).send(HTTPRequest(method: .head, url: url))
+        let response = try await CurlHTTPClient(configuration: configuration).send(HTTPRequest(method: .head, url: url))
         #expect(response.status == 200)
     }
 
     @Test("cancelling the task stops a request that hangs, at once")
     func cancellation() async throws {
-        let client = HTTPClient()
+        let client = CurlHTTPClient()
         let url = "\(try TestEnvironment.blackHole())/anything"
         let task = Task { try await client.send(HTTPRequest(url: url, timeout: 30)) }
         try await Task.sleep(for: .milliseconds(200))
@@ -51,17 +51,17 @@ struct HTTPClientTests {
     @Test("a refused connection and a timeout are typed network errors; no query in them")
     func networkErrors() async throws {
         do {
-            _ = try await HTTPClient().send(HTTPRequest(url: "\(try TestEnvironment.refused())/x?token=secret"))
+            _ = try await CurlHTTPClient().send(HTTPRequest(url: "\(try TestEnvironment.refused())/x?token=secret"))
             Issue.record("a refused connection answered")
         } catch {
             guard case .network(.connectionFailed(let url, _))? = error as? HTTPClientError else { Issue.record("\(error)"); return }
             #expect(!url.contains("secret"))
         }
         await #expect(throws: HTTPClientError.self) {
-            _ = try await HTTPClient().send(HTTPRequest(url: "\(try TestEnvironment.blackHole())/x", timeout: 0.5))
+            _ = try await CurlHTTPClient().send(HTTPRequest(url: "\(try TestEnvironment.blackHole())/x", timeout: 0.5))
         }
         await #expect(throws: HTTPClientError.invalidRequest("not an http(s) URL: file:///etc/passwd")) {
-            _ = try await HTTPClient().send(HTTPRequest(url: "file:///etc/passwd"))
+            _ = try await CurlHTTPClient().send(HTTPRequest(url: "file:///etc/passwd"))
         }
     }
 

@@ -24,7 +24,7 @@ struct LoopbackListenerTests {
     func redirect() async throws {
         let listener = try LoopbackRedirectListener()
         async let redirect = listener.waitForRedirect(timeout: 20)
-        let client = HTTPClient()
+        let client = CurlHTTPClient()
         let favicon = try await client.send(HTTPRequest(url: "http://127.0.0.1:\(listener.port)/favicon.ico"))
         #expect(favicon.status == 404)
         // A request to the path without an answer in it does not end the sign-in.

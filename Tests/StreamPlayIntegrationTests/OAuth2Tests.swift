@@ -111,7 +111,7 @@ struct OAuth2Tests {
         let client = OAuth2Client(configuration: try OAuthTestServer.configuration(), account: "test")
         let token = try await client.authenticate(username: "listener", password: try OAuthTestServer.password())
         // Revoke the access token at the server: the client still believes it valid.
-        let revoke = try await HTTPClient().send(HTTPRequest(
+        let revoke = try await CurlHTTPClient().send(HTTPRequest(
             method: .post, url: "\(try OAuthTestServer.base())/revoke",
             headers: ["Authorization": "Basic " + Data("\(OAuthTestServer.confidentialClient):\(try OAuthTestServer.clientSecret())".utf8).base64EncodedString()],
             body: .form([("token", token.accessToken), ("token_type_hint", "access_token")])))
@@ -134,7 +134,7 @@ struct OAuth2Tests {
         let token = try await client.authenticate(username: "listener", password: try OAuthTestServer.password())
         #expect(try store.load(account: "test") == token)
         let events = client.events
-        let revoke = try await HTTPClient().send(HTTPRequest(
+        let revoke = try await CurlHTTPClient().send(HTTPRequest(
             method: .post, url: "\(try OAuthTestServer.base())/revoke",
             headers: ["Authorization": "Basic " + Data("\(OAuthTestServer.confidentialClient):\(try OAuthTestServer.clientSecret())".utf8).base64EncodedString()],
             body: .form([("token", try #require(token.refreshToken)), ("token_type_hint", "refresh_token")])))

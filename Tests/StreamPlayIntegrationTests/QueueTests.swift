@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import StreamPlay
+import StreamPlayTesting
 
 /// The play queue: gapless joins checked sample for sample on a continuous signal cut into
 /// LAME-tagged MP3s, format switches, skipping failures, and the queue commands.

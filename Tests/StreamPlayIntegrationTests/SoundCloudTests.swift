@@ -487,7 +487,7 @@ struct SoundCloudTests {
         let redirect = "https://streamplay.example/connected"
         let url = try await client.createConnection(service: .myspace, redirectURI: redirect, display: "popup")
         #expect(url.hasPrefix(try ServiceStubs.value(.soundcloud, "AUTH_URL").replacingOccurrences(of: "/authorize", with: "")))
-        let opened = try await HTTPClient().send(HTTPRequest(url: url))
+        let opened = try await CurlHTTPClient().send(HTTPRequest(url: url))
         #expect(opened.status == 302)
         let location = try #require(opened.headers["Location"])
         #expect(location.hasPrefix(redirect + "?") && location.contains("service=myspace"))

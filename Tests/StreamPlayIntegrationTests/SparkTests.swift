@@ -151,7 +151,7 @@ struct SparkTests {
         let calls = entries.filter { $0["path"] as? String != "/v1/oauth2/grant" }
         #expect(calls.allSatisfy { $0["auth"] as? String == "OAuth" })
         // Without the header Spark answers 400 1016, which reads as a typed error.
-        let bare = try await HTTPClient().send(HTTPRequest(url: try ServiceStubs.value(.spark, "API_URL") + "/my/account"))
+        let bare = try await CurlHTTPClient().send(HTTPRequest(url: try ServiceStubs.value(.spark, "API_URL") + "/my/account"))
         #expect(throws: SparkError.api(code: 1016, message: "The X-SparkApi-User-Agent request header is required. No request to the API will be successful without it.", status: 400)) {
             try SparkResponse(bare)
         }

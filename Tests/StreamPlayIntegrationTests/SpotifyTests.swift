@@ -94,7 +94,7 @@ struct SpotifyTests {
         // The stand-in, like Spotify, refuses the localhost form outright.
         let configuration = try SpotifyTesting.configuration(.publicClient, redirectURI: "http://localhost:8080/callback")
         let forced = AuthorizationRequest(configuration: SpotifyClient.oauthConfiguration(configuration))
-        let answer = try await HTTPClient().send(HTTPRequest(url: forced.url))
+        let answer = try await CurlHTTPClient().send(HTTPRequest(url: forced.url))
         #expect(answer.status == 400 && answer.text.contains("Insecure redirect URI"))
     }
 
@@ -137,7 +137,7 @@ struct SpotifyTests {
         #expect(second.accessToken != first.accessToken)
         #expect(second.refreshToken != nil && second.refreshToken != first.refreshToken)
         let configuration = try SpotifyTesting.configuration(.publicClient, redirectURI: nil)
-        let reuse = try await HTTPClient().send(HTTPRequest(method: .post, url: configuration.tokenURL, body: .form([
+        let reuse = try await CurlHTTPClient().send(HTTPRequest(method: .post, url: configuration.tokenURL, body: .form([
             ("grant_type", "refresh_token"), ("refresh_token", try #require(first.refreshToken)), ("client_id", configuration.clientID),
         ])))
         #expect(reuse.status == 400 && reuse.text.contains("invalid_grant"))
@@ -321,13 +321,13 @@ struct SpotifyTests {
         #expect(try SpotifyTesting.log(after: mark, host: "api").count == 1)
     }
 
-    @Test("the preview URL is an MP3 that HTTPClient fetches without an Authorization header")
+    @Test("the preview URL is an MP3 that CurlHTTPClient fetches without an Authorization header")
     func previewAudio() async throws {
         let client = try await SpotifyTesting.signedIn()
         let preview = try await client.previewStream(forTrack: "spotify:track:\(SpotifyTesting.previewTrack)")
         #expect(preview.title == "Preview Track" && preview.trackID == SpotifyTesting.previewTrack && preview.trackDuration == 30)
         let mark = try ServiceStubs.logMark()
-        let answer = try await HTTPClient().send(HTTPRequest(url: preview.url))
+        let answer = try await CurlHTTPClient().send(HTTPRequest(url: preview.url))
         #expect(answer.status == 200 && answer.headers["Content-Type"]?.hasPrefix("audio/mpeg") == true)
         let head = Array(answer.body.prefix(3))
         #expect(head == Array("ID3".utf8) || (head.count >= 2 && head[0] == 0xFF && head[1] & 0xE0 == 0xE0), "\(head)")
@@ -451,7 +451,7 @@ struct SpotifyTests {
     /// the stand-in takes and JSONSerialization would write as a float).
     static func failWithHugeRetryAfter() async throws {
         let body = #"{"service": "spotify", "status": 429, "count": 1, "path": "/v1/tracks", "retry_after": 1000000000000000000000000000000}"#
-        let response = try await HTTPClient().send(HTTPRequest(method: .post, url: "\(try ServiceStubs.controlURL())/_control/fail",
+        let response = try await CurlHTTPClient().send(HTTPRequest(method: .post, url: "\(try ServiceStubs.controlURL())/_control/fail",
                                                                body: .json(Array(body.utf8))))
         try #require(response.status == 200, "\(response.text)")
     }

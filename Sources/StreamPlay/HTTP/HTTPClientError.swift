@@ -1,5 +1,6 @@
-/// Why ``HTTPClient`` got no response. A response with any status is not an error here: API
-/// clients read error bodies. URLs in these errors are redacted (no query, no credentials).
+/// Why an ``HTTPTransport`` (``CurlHTTPClient``) got no response. A response with any status is
+/// not an error here: API clients read error bodies. URLs in these errors are redacted (no
+/// query, no credentials).
 public enum HTTPClientError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The calling task was cancelled; the transfer was stopped.
     case cancelled(url: String)

@@ -1,4 +1,4 @@
-/// A request for ``HTTPClient``: an API call, a token request, an upload.
+/// A request for an ``HTTPTransport`` (``CurlHTTPClient``): an API call, a token request, an upload.
 ///
 /// Redirects are not followed unless asked: an API client decides itself which headers a
 /// redirect may carry (a signed CDN URL must not receive the OAuth token).

@@ -1,4 +1,5 @@
-/// A response read whole by ``HTTPClient`` (API responses are small; the client caps them).
+/// A response read whole by an ``HTTPTransport`` (API responses are small; ``CurlHTTPClient`` caps
+/// them).
 public struct HTTPResponse: Sendable {
     /// The status code.
     public var status: Int

@@ -2,13 +2,13 @@ import CCurl
 import CStreamPlayShim
 import FoundationEssentials
 
-/// One request of an ``HTTPClient`` on its worker thread: the easy handle, what it sends and
+/// One request of an ``CurlHTTPClient`` on its worker thread: the easy handle, what it sends and
 /// what came back. Created on the caller's task, used only on the worker thread from then on.
 final class HTTPTransfer: @unchecked Sendable {
     let id: Int
     let request: HTTPRequest
     private(set) var handle: UnsafeMutableRawPointer
-    private let configuration: HTTPClient.Configuration
+    private let configuration: CurlHTTPClient.Configuration
     private let progress: (@Sendable (Int64, Int64) -> Void)?
     private var continuation: CheckedContinuation<Result<HTTPResponse, HTTPClientError>, Never>?
     private var body: [UInt8] = []
@@ -18,7 +18,7 @@ final class HTTPTransfer: @unchecked Sendable {
     private var headerList: UnsafeMutablePointer<curl_slist>?
     private var mime: OpaquePointer?
 
-    init(id: Int, request: HTTPRequest, configuration: HTTPClient.Configuration,
+    init(id: Int, request: HTTPRequest, configuration: CurlHTTPClient.Configuration,
          progress: (@Sendable (Int64, Int64) -> Void)?,
          continuation: CheckedContinuation<Result<HTTPResponse, HTTPClientError>, Never>) {
         self.id = id

@@ -2,7 +2,7 @@ import CCurl
 import FoundationEssentials
 import Synchronization
 
-/// The thread of an ``HTTPClient``: one curl multi handle, the transfers on it, and an inbox
+/// The thread of an ``CurlHTTPClient``: one curl multi handle, the transfers on it, and an inbox
 /// of new transfers and cancellations that other threads fill.
 final class HTTPWorker: @unchecked Sendable {
     private struct Inbox {
@@ -14,7 +14,7 @@ final class HTTPWorker: @unchecked Sendable {
     }
 
     private let inbox = Mutex(Inbox())
-    private let configuration: HTTPClient.Configuration
+    private let configuration: CurlHTTPClient.Configuration
     /// Created once; curl_multi_wakeup is the one call other threads make on it.
     private let multi: UnsafeMutableRawPointer
 
@@ -22,7 +22,7 @@ final class HTTPWorker: @unchecked Sendable {
     private var active: [Int: HTTPTransfer] = [:]
     private var byHandle: [UnsafeMutableRawPointer: HTTPTransfer] = [:]
 
-    init(configuration: HTTPClient.Configuration) {
+    init(configuration: CurlHTTPClient.Configuration) {
         self.configuration = configuration
         multi = curl_multi_init()!
     }

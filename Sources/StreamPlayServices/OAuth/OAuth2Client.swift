@@ -23,7 +23,7 @@ public actor OAuth2Client {
     /// The server and client settings.
     public nonisolated let configuration: OAuth2Configuration
     /// The transport for token and API requests.
-    public nonisolated let http: HTTPClient
+    public nonisolated let http: any HTTPTransport
     private let store: (any TokenStore)?
     private let account: String
     private var logger: Logger
@@ -38,9 +38,11 @@ public actor OAuth2Client {
 
     /// A client; a token stored for `account` is taken up at once.
     /// - Parameters:
+    ///   - http: the transport for token and API requests: by default a `CurlHTTPClient`; in
+    ///     tests, an in-memory one.
     ///   - store: where tokens are kept between runs (none: in this object only).
     ///   - account: the name tokens are stored under (one per service and user).
-    public init(configuration: OAuth2Configuration, http: HTTPClient = HTTPClient(),
+    public init(configuration: OAuth2Configuration, http: any HTTPTransport = CurlHTTPClient(),
                 store: (any TokenStore)? = nil, account: String,
                 logger: Logger = Logger(label: "streamplay.oauth")) {
         self.configuration = configuration

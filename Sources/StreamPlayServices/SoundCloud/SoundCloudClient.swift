@@ -34,11 +34,12 @@ public final class SoundCloudClient: Sendable {
     /// - Parameters:
     ///   - configuration: the service settings; its `redirectURI` is the sign-in's (a loopback
     ///     listener's URI for a native app).
-    ///   - http: the transport (shared with the engine's libcurl settings).
+    ///   - http: the transport: by default a `CurlHTTPClient` (the engine's libcurl settings); in
+///     tests, an in-memory one.
     ///   - store: where the tokens are kept between runs.
     ///   - account: the name tokens are stored under.
     ///   - retryPolicy: how 429 and 5xx answers are retried.
-    public init(configuration: ServiceConfiguration, http: HTTPClient = HTTPClient(),
+    public init(configuration: ServiceConfiguration, http: any HTTPTransport = CurlHTTPClient(),
                 store: (any TokenStore)? = nil, account: String = "soundcloud",
                 logger: Logger = Logger(label: "streamplay.soundcloud"),
                 retryPolicy: ServiceRetryPolicy = ServiceRetryPolicy()) {

@@ -42,10 +42,12 @@ public actor SparkClient {
 
     /// A client; a session stored for `account` is taken up at once.
     /// - Parameters:
+    ///   - http: the transport: by default a `CurlHTTPClient` (the engine's libcurl settings); in
+    ///     tests, an in-memory one.
     ///   - store: where the session is kept between runs (none: in memory only).
     ///   - account: the name the session is stored under.
     ///   - userAgent: the `X-SparkApi-User-Agent` value.
-    public init(configuration: ServiceConfiguration, http: HTTPClient = HTTPClient(),
+    public init(configuration: ServiceConfiguration, http: any HTTPTransport = CurlHTTPClient(),
                 store: (any TokenStore)? = nil, account: String = "spark", userAgent: String = "StreamPlay/0.1",
                 logger: Logger = Logger(label: "streamplay.spark")) {
         self.configuration = configuration

@@ -42,9 +42,11 @@ public actor SpotifyClient {
     ///   - configuration: endpoints, client id, scopes; without a client secret the client is
     ///     public (PKCE only), with one it authenticates with HTTP Basic; a token swap URL
     ///     sends code exchanges and refreshes to the app's own service instead.
+    ///   - http: the transport: by default a `CurlHTTPClient` (the engine's libcurl settings); in
+    ///     tests, an in-memory one.
     ///   - store: where the session is kept between runs (none: in this object only).
     ///   - account: the name the session is stored under.
-    public init(configuration: ServiceConfiguration, http: HTTPClient = HTTPClient(), store: (any TokenStore)? = nil,
+    public init(configuration: ServiceConfiguration, http: any HTTPTransport = CurlHTTPClient(), store: (any TokenStore)? = nil,
                 account: String = "spotify", logger: Logger = Logger(label: "streamplay.spotify"),
                 retryPolicy: ServiceRetryPolicy = ServiceRetryPolicy()) {
         self.configuration = configuration

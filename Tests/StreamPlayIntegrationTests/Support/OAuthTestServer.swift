@@ -28,7 +28,7 @@ enum OAuthTestServer {
 
     /// Changes the server's settings (expires_in, token_delay, deny) for tokens from now on.
     static func configure(_ fields: [(String, String)]) async throws {
-        let response = try await HTTPClient().send(HTTPRequest(method: .post, url: "\(try base())/admin/config", body: .form(fields)))
+        let response = try await CurlHTTPClient().send(HTTPRequest(method: .post, url: "\(try base())/admin/config", body: .form(fields)))
         try #require(response.status == 200, "admin/config: \(response.text)")
     }
 

@@ -36,7 +36,7 @@ enum ServiceStubs {
     @discardableResult
     static func control(_ path: String, _ body: [String: Any]) async throws -> [String: Any] {
         let bytes = try JSONSerialization.data(withJSONObject: body)
-        let response = try await HTTPClient().send(HTTPRequest(
+        let response = try await CurlHTTPClient().send(HTTPRequest(
             method: .post, url: "\(try controlURL())/_control/\(path)", body: .json(Array(bytes))))
         try #require(response.status == 200, "_control/\(path): \(response.status) \(response.text)")
         return (try JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any]) ?? [:]
@@ -109,7 +109,7 @@ enum ServiceStubs {
     @discardableResult
     static func browse(_ url: String, extra: [(String, String)] = [], deliver: Bool = true) async throws -> String {
         let full = extra.isEmpty ? url : url + (url.contains("?") ? "&" : "?") + FormEncoding.encode(extra)
-        let client = HTTPClient()
+        let client = CurlHTTPClient()
         let answer = try await client.send(HTTPRequest(url: full))
         try #require(answer.status == 302, "authorize answered \(answer.status): \(answer.text)")
         let location = try #require(answer.headers["Location"])

@@ -41,7 +41,7 @@ enum SoundCloudTesting {
 
     /// The stand-in's upload records, oldest first.
     static func uploads() async throws -> [[String: Any]] {
-        let response = try await HTTPClient().send(HTTPRequest(url: "\(try ServiceStubs.controlURL())/_control/uploads"))
+        let response = try await CurlHTTPClient().send(HTTPRequest(url: "\(try ServiceStubs.controlURL())/_control/uploads"))
         try #require(response.status == 200)
         return try #require(try JSONSerialization.jsonObject(with: Data(response.body)) as? [[String: Any]])
     }
@@ -53,7 +53,7 @@ enum SoundCloudTesting {
 
     /// A GET as a player makes it: no Authorization header unless given.
     static func fetch(_ url: String, headers: HTTPHeaders = ["Range": "bytes=0-1023"]) async throws -> HTTPResponse {
-        try await HTTPClient().send(HTTPRequest(url: url, headers: headers))
+        try await CurlHTTPClient().send(HTTPRequest(url: url, headers: headers))
     }
 
     /// A file that the stand-in takes as audio (an ID3 header, then `size` bytes), for uploads.

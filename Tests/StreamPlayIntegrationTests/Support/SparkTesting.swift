@@ -64,7 +64,7 @@ enum SparkTesting {
         let body: JSON = ["client_id": .string(configuration.clientID), "client_secret": .string(configuration.clientSecret ?? ""),
                           "grant_type": "refresh_token", "refresh_token": .string(refreshToken),
                           "redirect_uri": "http://127.0.0.1:9/callback"]
-        return try await HTTPClient().send(HTTPRequest(method: .post, url: configuration.tokenURL,
+        return try await CurlHTTPClient().send(HTTPRequest(method: .post, url: configuration.tokenURL,
                                                       headers: ["X-SparkApi-User-Agent": userAgent], body: .json(body.encoded())))
     }
 

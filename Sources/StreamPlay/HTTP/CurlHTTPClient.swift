@@ -5,7 +5,13 @@ import Synchronization
 import Glibc
 #endif
 
-/// An async HTTP client on the engine's libcurl, for API calls, token requests and uploads.
+/// An async HTTP client on the engine's libcurl, for API calls, token requests and uploads: the
+/// ``HTTPTransport`` of real use.
+///
+/// It is named for libcurl, which does its work, so that it does not clash with other
+/// libraries' `HTTPClient` types (AsyncHTTPClient's, for one) in code that imports both, and
+/// so that it reads as one transport among others (a test's in-memory transport stands in for
+/// it wherever ``HTTPTransport`` is asked for).
 ///
 /// One dedicated thread drives a curl multi handle for all of the client's requests, so no
 /// request ever blocks the Swift cooperative pool, and a cancelled task stops its transfer at
@@ -13,10 +19,10 @@ import Glibc
 /// the same rules as the engine's streams.
 ///
 /// ```swift
-/// let client = HTTPClient()
+/// let client = CurlHTTPClient()
 /// let response = try await client.send(HTTPRequest(url: "https://api.example.org/me"))
 /// ```
-public final class HTTPClient: Sendable {
+public final class CurlHTTPClient: HTTPTransport {
     /// Settings shared by every request of a client.
     public struct Configuration: Sendable {
         /// Sent with every request.
@@ -52,8 +58,10 @@ public final class HTTPClient: Sendable {
     }
 
     /// Sends `request` and returns the response, whatever its status.
-    /// - Parameter uploadProgress: called on the client's thread with (bytes sent, bytes to
-    ///   send) while a body goes out; keep it short.
+    /// - Parameters:
+    ///   - request: what to send.
+    ///   - uploadProgress: called on the client's thread with (bytes sent, bytes to send) while
+    ///     a body goes out; keep it short.
     /// - Throws: ``HTTPClientError`` when no response came (network, cancellation).
     public func send(_ request: HTTPRequest,
                      uploadProgress: (@Sendable (_ sent: Int64, _ total: Int64) -> Void)? = nil)

@@ -1,0 +1,10 @@
+// StreamPlayTesting: test support for code that uses StreamPlay's services, with no network.
+//
+// - InMemoryHTTPTransport: an HTTPTransport that routes requests to handlers by method, host
+//   and path, records every request, and scripts failures (a status with Retry-After for the
+//   next N requests to a path).
+// - FakeSoundCloud, FakeSpotify, FakeSpark: the services behind it, at their real host names,
+//   answering as their published references and the project's stand-in servers do.
+// - RecordingSink: an AudioSink that keeps what a Player decoded, one part per format.
+//
+// The overview for DocC is StreamPlayTesting.docc/StreamPlayTesting.md.
