@@ -12,16 +12,20 @@ struct BadInputTests {
         case unsupportedFormat(String)
 
         func matches(_ error: PlayerError) -> Bool {
-            switch (self, error) {
-            case (.httpStatus(let code), .httpStatus(let actual, _)): code == actual
-            case (.unsupportedFormat(let name), .unsupportedFormat(_, let format)): format.hasPrefix(name)
-            case (.notAudio, .notAudio), (.emptyStream, .emptyStream), (.tooManyRedirects, .tooManyRedirects),
-                 (.timedOut, .timedOut), (.connectionFailed, .connectionFailed), (.hostNotFound, .hostNotFound),
-                 (.tlsFailure, .tlsFailure), (.fileNotFound, .fileNotFound), (.fileUnreadable, .fileUnreadable),
-                 (.unsupportedScheme, .unsupportedScheme), (.invalidLocation, .invalidLocation):
-                true
-            default:
-                false
+            switch self {
+            case .httpStatus(let code): error.code == .httpStatus && error.status == code
+            case .unsupportedFormat(let name): error.code == .unsupportedFormat && error.format?.hasPrefix(name) == true
+            case .notAudio: error.code == .notAudio
+            case .emptyStream: error.code == .emptyStream
+            case .tooManyRedirects: error.code == .tooManyRedirects
+            case .timedOut: error.code == .timedOut
+            case .connectionFailed: error.code == .connectionFailed
+            case .hostNotFound: error.code == .hostNotFound
+            case .tlsFailure: error.code == .tlsFailure
+            case .fileNotFound: error.code == .fileNotFound
+            case .fileUnreadable: error.code == .fileUnreadable
+            case .unsupportedScheme: error.code == .unsupportedScheme
+            case .invalidLocation: error.code == .invalidLocation
             }
         }
     }

@@ -82,7 +82,7 @@ struct HLSTests {
     @Test("AES-128: a key that cannot be fetched fails the play with the HTTP status")
     func missingKey() async throws {
         let result = try await Self.playToWAV(try Self.http("hls/aes-badkey/index.m3u8"))
-        guard case .failed(let error) = result.state, case .httpStatus(404, let url) = error else {
+        guard case .failed(let error) = result.state, error.status == 404, let url = error.url else {
             Issue.record("expected HTTP 404 for the key, got \(result.state)")
             return
         }
@@ -97,7 +97,7 @@ struct HLSTests {
         #expect(low.state == .ended)
         #expect(low.samples == (try ReferenceAudio("hls/low/source.mp3")).samples, "a cap of 100 kbit/s picks the 64 kbit/s variant")
         let aacOnly = try await Self.playToWAV(try Self.http("hls/master-aac-only.m3u8"))
-        guard case .failed(.unsupportedFormat) = aacOnly.state else {
+        guard case .failed(let error) = aacOnly.state, error.code == .unsupportedFormat else {
             Issue.record("an AAC-only master playlist must be refused, got \(aacOnly.state)")
             return
         }
@@ -108,7 +108,7 @@ struct HLSTests {
     ])
     func unsupported(playlist: String) async throws {
         let result = try await Self.playToWAV(try Self.http(playlist))
-        guard case .failed(let error) = result.state, case .unsupportedFormat(_, let format) = error else {
+        guard case .failed(let error) = result.state, error.code == .unsupportedFormat, let format = error.format else {
             Issue.record("\(playlist): expected unsupportedFormat, got \(result.state)")
             return
         }
@@ -204,7 +204,7 @@ struct HLSTests {
         let playlist = try Self.faultPlaylist { $0 == 2 ? "plain/missing" : "plain" }  // no such file: 404
         defer { playlist.remove() }
         let result = try await Self.playToWAV(playlist.url)
-        guard case .failed(.httpStatus(404, let url)) = result.state else {
+        guard case .failed(let error) = result.state, error.status == 404, let url = error.url else {
             Issue.record("expected HTTP 404 for the third segment, got \(result.state)")
             return
         }
@@ -220,7 +220,7 @@ struct HLSTests {
         let playlist = try Self.faultPlaylist { $0 == 1 ? "drop-after/20000" : "plain" }
         defer { playlist.remove() }
         let result = try await Self.playToWAV(playlist.url) { $0.reconnect.maximumRetries = 0 }
-        guard case .failed(.connectionLost(let url, _)) = result.state else {
+        guard case .failed(let error) = result.state, error.code == .connectionLost, let url = error.url else {
             Issue.record("expected connectionLost, got \(result.state)")
             return
         }

@@ -71,7 +71,7 @@ struct PlaylistTests {
         defer { try? FileManager.default.removeItem(atPath: list) }
         let player = Player(configuration: PlayerConfiguration(output: .null))
         player.play(list)
-        guard case .failed(.notAudio) = try await player.finish(within: 10) else {
+        guard case .failed(let error) = try await player.finish(within: 10), error.code == .notAudio else {
             Issue.record("expected notAudio, got \(player.state)")
             return
         }

@@ -36,7 +36,7 @@ struct PulseAudioOutputTests {
         let started = ContinuousClock.now
         player.play("\(try TestEnvironment.http())/cbr-44k-stereo-short.mp3")
         let final = try await player.finish(within: 10)
-        guard case .failed(.soundServerUnavailable) = final else {
+        guard case .failed(let error) = final, error.code == .soundServerUnavailable else {
             Issue.record("expected soundServerUnavailable, got \(final)")
             return
         }
@@ -50,7 +50,7 @@ struct PulseAudioOutputTests {
         let player = Player(configuration: PlayerConfiguration(output: .pulseAudio(sink: "no_such_sink")))
         player.play("\(try TestEnvironment.http())/cbr-44k-stereo-short.mp3")
         let final = try await player.finish(within: 10)
-        guard case .failed(.soundServerUnavailable) = final else {
+        guard case .failed(let error) = final, error.code == .soundServerUnavailable else {
             Issue.record("expected soundServerUnavailable, got \(final)")
             return
         }

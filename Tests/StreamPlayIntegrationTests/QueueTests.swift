@@ -118,7 +118,7 @@ struct QueueTests {
         let player = Player(configuration: configuration)
         let media = try TestEnvironment.media()
         player.play(try ["album/01.mp3", "album/04-48k.mp3"].map { try MediaLocation(parsing: "\(media)/\($0)") })
-        guard case .failed(.outputFailed(let reason)) = try await player.finish(within: 60) else {
+        guard case .failed(let error) = try await player.finish(within: 60), error.code == .outputFailed, let reason = error.reason else {
             Issue.record("expected outputFailed, got \(player.state)")
             return
         }

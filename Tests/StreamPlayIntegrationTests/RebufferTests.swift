@@ -75,7 +75,7 @@ struct RebufferTests {
         kill(daemon.processIdentifier, SIGKILL)
         let killed = ContinuousClock.now
         let final = try await player.finish(within: 10)
-        guard case .failed(.soundServerUnavailable) = final else {
+        guard case .failed(let error) = final, error.code == .soundServerUnavailable else {
             Issue.record("expected soundServerUnavailable, got \(final)")
             return
         }

@@ -101,7 +101,7 @@ struct RecoveryTests {
     @Test("an expired URL without a refresher fails with the status, after playing what it had")
     func expiredWithoutRefresher() async throws {
         let (final, samples) = try await Self.play(Self.unique("/gone-after/40000/cbr-44k-mono.mp3"))
-        guard case .failed(.httpStatus(410, _)) = final else {
+        guard case .failed(let error) = final, error.status == 410 else {
             Issue.record("expected HTTP 410, got \(final)")
             return
         }
@@ -138,7 +138,7 @@ struct RecoveryTests {
     func noRetryOnFirstFailure() async throws {
         let started = ContinuousClock.now
         let (final, _) = try await Self.play("/status/500")
-        guard case .failed(.httpStatus(500, _)) = final else {
+        guard case .failed(let error) = final, error.status == 500 else {
             Issue.record("expected HTTP 500, got \(final)")
             return
         }

@@ -30,7 +30,7 @@ struct HLSPlaylistTests {
 
     /// Whether parsing `text` fails with invalidPlaylist, without the token in the message.
     static func isInvalid(_ text: String) -> Bool {
-        guard let error = parseError(text), case .invalidPlaylist = error else { return false }
+        guard let error = parseError(text), error.code == .invalidPlaylist else { return false }
         return !error.description.contains("SECRET") && !error.description.contains("token")
     }
 

@@ -76,7 +76,7 @@ extension PlaybackSession {
         do {
             return try fetchText(url)
         } catch {
-            guard case .httpStatus(let status, _) = error, status == 403 || status == 410, let urlRefresher,
+            guard let status = error.status, status == 403 || status == 410, let urlRefresher,
                   let fresh = BlockingURLRefresher(refresh: urlRefresher).freshURL(
                       replacing: url, timeout: configuration.urlRefreshTimeout,
                       shouldStop: { commands.withEngineLock { $0.stopRequested } })

@@ -167,7 +167,7 @@ final class HLSInputSource: InputSource, @unchecked Sendable {
 
     /// A 404 or 410 for a segment: it left the server.
     private static func isGone(_ error: PlayerError) -> Bool {
-        if case .httpStatus(let code, _) = error { return code == 404 || code == 410 }
+        if let code = error.status { return code == 404 || code == 410 }
         return false
     }
 
