@@ -48,6 +48,21 @@ swift test --no-parallel "$@"
 status=$?
 set -e
 
+# The DocC catalogs and every public symbol's documentation build without a warning (a broken
+# symbol link, an undocumented parameter). STREAMPLAY_DOCS=0 skips this.
+if [[ $status -eq 0 && ${STREAMPLAY_DOCS:-1} == 1 && $# -eq 0 ]]; then
+  echo "test.sh: the documentation (DocC)"
+  set +e
+  swift package generate-documentation --target StreamPlay --target StreamPlayServices \
+    --target StreamPlayTesting --warnings-as-errors > "$tmp/docc.log" 2>&1
+  status=$?
+  set -e
+  if [[ $status -ne 0 ]]; then
+    grep -v "prohibited flag" "$tmp/docc.log" | tail -n 60 >&2
+    echo "test.sh: the documentation has warnings or errors (above)" >&2
+  fi
+fi
+
 # The engine's tests again under Thread Sanitizer and Address Sanitizer (with LeakSanitizer),
 # each in a build folder of its own. Not the command-line tests (they run the executable, which
 # is not what is being checked here) nor the memory test (sanitizers hold freed memory back). STREAMPLAY_SANITIZERS=0 skips them (a quick local run);

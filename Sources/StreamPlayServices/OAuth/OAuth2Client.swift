@@ -38,10 +38,12 @@ public actor OAuth2Client {
 
     /// A client; a token stored for `account` is taken up at once.
     /// - Parameters:
+    ///   - configuration: the endpoints, client and scopes.
     ///   - http: the transport for token and API requests: by default a `CurlHTTPClient`; in
     ///     tests, an in-memory one.
     ///   - store: where tokens are kept between runs (none: in this object only).
     ///   - account: the name tokens are stored under (one per service and user).
+    ///   - logger: where grants, refreshes and sign-outs are logged (never a token).
     public init(configuration: OAuth2Configuration, http: any HTTPTransport = CurlHTTPClient(),
                 store: (any TokenStore)? = nil, account: String,
                 logger: Logger = Logger(label: "streamplay.oauth")) {
@@ -83,7 +85,9 @@ public actor OAuth2Client {
     }
 
     /// Checks the redirect of `request` and exchanges its code for tokens.
-    /// - Parameter redirect: the URL the browser was sent back to, or its query.
+    /// - Parameters:
+    ///   - request: the authorization the browser was sent to.
+    ///   - redirect: the URL the browser was sent back to, or its query.
     @discardableResult
     public func completeAuthorization(_ request: AuthorizationRequest, redirect: String) async throws(OAuth2Error) -> OAuth2Token {
         let code: String
@@ -100,6 +104,7 @@ public actor OAuth2Client {
     /// returns one as `openid.spark.code`) for tokens: the authorization code grant without an
     /// ``AuthorizationRequest``. The caller has checked where the code came from.
     /// - Parameters:
+    ///   - code: the authorization code.
     ///   - redirectURI: the redirect URI the code was issued for, sent as `redirect_uri`
     ///     (nil: none sent); kept for refreshes when the configuration says so.
     ///   - codeVerifier: the PKCE verifier, when the authorization sent a challenge.

@@ -24,7 +24,9 @@ extension SparkClient {
     ///   return is not verified (no `check_authentication`, no `openid.sig` check): its
     ///   identity and attributes are unproven, for display only, and must not be trusted for
     ///   authorization. See ``SparkOpenIDResult``.
-    /// - Parameter returnURL: the full URL the browser was sent back to, or its query.
+    /// - Parameters:
+    ///   - request: the OpenID request the browser was sent with.
+    ///   - returnURL: the full URL the browser was sent back to, or its query.
     /// - Throws: ``SparkError/authorization(_:)`` (state mismatch, refused grant),
     ///   ``SparkError/openIDCancelled``, ``SparkError/openIDFailed(message:)``,
     ///   ``SparkError/invalidOpenIDResponse(reason:)``, or a Spark error envelope.

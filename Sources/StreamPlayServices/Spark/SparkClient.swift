@@ -7,7 +7,7 @@ import StreamPlay
 ///
 /// - Sign-in: Hybrid (OpenID with an OAuth 2 code, ``makeOpenIDRequest(hybrid:attributes:returnTo:)``
 ///   and ``completeOpenID(_:returnURL:)``), plain OpenID (identity and attributes only), or the
-///   plain OAuth 2 authorize flow (``makeAuthorizationRequest()``,
+///   plain OAuth 2 authorize flow (``makeAuthorizationRequest(redirectURI:)``,
 ///   ``completeAuthorization(_:redirect:)``). Codes are exchanged at `/v1/oauth2/grant` with a
 ///   JSON body that carries the client id and secret, through ``oauth``.
 /// - Calls: ``get(_:parameters:)``, ``post(_:body:parameters:)``, ``put(_:body:parameters:)``,
@@ -42,11 +42,13 @@ public actor SparkClient {
 
     /// A client; a session stored for `account` is taken up at once.
     /// - Parameters:
+    ///   - configuration: the endpoints, client id and secret.
     ///   - http: the transport: by default a `CurlHTTPClient` (the engine's libcurl settings); in
     ///     tests, an in-memory one.
     ///   - store: where the session is kept between runs (none: in memory only).
     ///   - account: the name the session is stored under.
     ///   - userAgent: the `X-SparkApi-User-Agent` value.
+    ///   - logger: where requests and sign-ins are logged (never a token).
     public init(configuration: ServiceConfiguration, http: any HTTPTransport = CurlHTTPClient(),
                 store: (any TokenStore)? = nil, account: String = "spark", userAgent: String = "StreamPlay/0.1",
                 logger: Logger = Logger(label: "streamplay.spark")) {

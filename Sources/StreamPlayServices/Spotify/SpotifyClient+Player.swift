@@ -18,15 +18,20 @@ extension SpotifyClient {
     }
 
     /// Moves playback to `deviceID` (which becomes the active device).
-    /// - Parameter play: start playing there; false keeps the current playing or paused state.
+    /// - Parameters:
+    ///   - deviceID: the device's id, from the devices list.
+    ///   - play: start playing there; false keeps the current playing or paused state.
     public func transfer(to deviceID: String, play: Bool = false) async throws(SpotifyError) {
         _ = try await request(.put, "/me/player", body: ["device_ids": [.string(deviceID)], "play": .bool(play)])
     }
 
     /// Plays `uris` (the SDK's `playURIs`), from `offset`, at `positionMilliseconds` into that
     /// track. Track ids and open.spotify.com track links are turned into `spotify:track:` URIs.
-    /// - Parameter deviceID: the device to play on (it becomes the active one); nil: the
-    ///   active device.
+    /// - Parameters:
+    ///   - uris: the tracks (or one album, playlist or artist URI) to play.
+    ///   - offset: where in `uris` to start; nil: the first.
+    ///   - positionMilliseconds: where in that track to start; nil: its start.
+    ///   - deviceID: the device to play on (it becomes the active one); nil: the active device.
     public func play(uris: [String], offset: SpotifyPlayOffset? = nil, positionMilliseconds: Int? = nil,
                      deviceID: String? = nil) async throws(SpotifyError) {
         var body: [String: JSON] = ["uris": .array(uris.map { .string(Self.playableURI($0)) })]

@@ -46,6 +46,8 @@ public actor SpotifyClient {
     ///     tests, an in-memory one.
     ///   - store: where the session is kept between runs (none: in this object only).
     ///   - account: the name the session is stored under.
+    ///   - logger: where requests and sign-ins are logged (never a token).
+    ///   - retryPolicy: how answers that say "not now" (429, 5xx) are retried.
     public init(configuration: ServiceConfiguration, http: any HTTPTransport = CurlHTTPClient(), store: (any TokenStore)? = nil,
                 account: String = "spotify", logger: Logger = Logger(label: "streamplay.spotify"),
                 retryPolicy: ServiceRetryPolicy = ServiceRetryPolicy()) {
@@ -94,7 +96,9 @@ public actor SpotifyClient {
 
     /// Checks the redirect of `request` (state, then code or error) and exchanges its code for a
     /// session (at Spotify, or at the token swap service).
-    /// - Parameter redirect: the URL the browser was sent back to, or its query.
+    /// - Parameters:
+    ///   - request: the authorization the browser was sent to.
+    ///   - redirect: the URL the browser was sent back to, or its query.
     /// - Throws: ``SpotifyError/cancelledByUser`` for `error=access_denied`,
     ///   ``SpotifyError/oauth(_:)`` for a state mismatch or a refused exchange.
     @discardableResult

@@ -4,7 +4,7 @@ import StreamPlay
 /// How the service clients retry answers that say "not now": HTTP 429 and 5xx.
 ///
 /// The wait is the server's word when it gives one (Retry-After, or a rate-limit body's reset
-/// time), else the engine's ``Backoff`` from ``initialDelay``. A server-named wait longer than
+/// time), else the engine's `Backoff` from ``initialDelay``. A server-named wait longer than
 /// ``maximumDelay`` is not slept: the caller gets its typed error at once (a daily limit does
 /// not reset in seconds). 429 and 503 are retried for every method (nothing was done); other
 /// 5xx answers only for methods that may be repeated (not POST or PATCH: the server may have
@@ -41,8 +41,12 @@ public struct ServiceRetryPolicy: Sendable, Equatable {
     /// Seconds to wait before trying again after attempt number `attempt` (from 1) was
     /// answered `response`, or nil when the answer stands: not retryable, out of retries, or
     /// a server-named wait beyond ``maximumDelay``.
-    /// - Parameter resetIn: seconds until a rate limit resets, when the body said (SoundCloud's
-    ///   `reset_time`); Retry-After wins over it.
+    /// - Parameters:
+    ///   - attempt: the try that was answered, from 1.
+    ///   - response: its answer.
+    ///   - method: the request's method (POST and PATCH are not repeated after a 5xx).
+    ///   - resetIn: seconds until a rate limit resets, when the body said (SoundCloud's
+    ///     `reset_time`); Retry-After wins over it.
     public func wait(after attempt: Int, response: HTTPResponse, method: HTTPRequest.Method,
                      resetIn: Double? = nil) -> Double? {
         guard attempt <= maximumRetries, isRetryable(status: response.status, method: method) else { return nil }
