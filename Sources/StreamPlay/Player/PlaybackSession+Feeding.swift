@@ -173,11 +173,17 @@ extension PlaybackSession {
     static let openingBurst = Duration.milliseconds(100)
 
     func restartInput(at offset: Int, state: inout DecodeState) {
+        beginGeneration(at: offset, state: &state)
+        input.start(at: offset, generation: state.generation)
+    }
+
+    /// Bytes of a new request, from `offset`, are told apart from the old ones by a new
+    /// generation; what was read or skipped of the old one is forgotten.
+    func beginGeneration(at offset: Int, state: inout DecodeState) {
         state.generation += 1
         state.inputPosition = offset
         state.transferStart = nil
         state.skipTo = nil
         state.passedDiscontinuity = nil
-        input.start(at: offset, generation: state.generation)
     }
 }

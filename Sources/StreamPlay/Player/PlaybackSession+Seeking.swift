@@ -28,15 +28,7 @@ extension PlaybackSession {
             state.rebase = true
             return
         }
-        if state.attached { sink.flush() }
-        // A seek ends a rebuffer: output starts again once the new position is prebuffered.
-        carryOut(state.gate.restart(at: .now))
-        baseFrame.store(landed, ordering: .releasing)
-        framesWritten.store(0, ordering: .releasing)
-        state.rebase = true
-        state.draining = false
-        state.failure = nil
-        report(.seeked(format.seconds(forFrames: landed)))
+        land(at: landed, format: format, state: &state)
 
         let plan = SeekPlanner.bytePlan(offset: offset, inputPosition: state.inputPosition,
                                         buffered: ring.available(generation: state.generation),
@@ -60,22 +52,24 @@ extension PlaybackSession {
                              decoder: any AudioDecoder, state: inout DecodeState) throws(PlayerError) {
         let plan = SeekPlanner.segmentPlan(in: playlist, to: target, format: format, samplesPerFrame: decoder.samplesPerFrame)
         let (index, startFrame, targetFrame) = (plan.segmentIndex, plan.startFrame, plan.targetFrame)
-        if state.attached { sink.flush() }
-        carryOut(state.gate.restart(at: .now))
-        state.generation += 1
-        state.inputPosition = 0
-        state.transferStart = nil
-        state.skipTo = nil
-        state.passedDiscontinuity = nil
+        beginGeneration(at: 0, state: &state)
         input.start(atSegment: index, generation: state.generation)
         try decoder.restart(atByte: 0, frame: startFrame)
         state.discardBeforeFrame = targetFrame
-        baseFrame.store(targetFrame, ordering: .releasing)
+        land(at: targetFrame, format: format, state: &state)
+        logger.debug("segment seek", metadata: ["target": "\(target)", "segment": "\(index)"])
+    }
+
+    /// A seek reached `frame`: what the sink holds is dropped, the timeline starts there, a
+    /// rebuffer ends, and output starts again once the new position is prebuffered.
+    func land(at frame: Int, format: AudioFormat, state: inout DecodeState) {
+        if state.attached { sink.flush() }
+        carryOut(state.gate.restart(at: .now))
+        baseFrame.store(frame, ordering: .releasing)
         framesWritten.store(0, ordering: .releasing)
         state.rebase = true
         state.draining = false
         state.failure = nil
-        report(.seeked(format.seconds(forFrames: targetFrame)))
-        logger.debug("segment seek", metadata: ["target": "\(target)", "segment": "\(index)"])
+        report(.seeked(format.seconds(forFrames: frame)))
     }
 }

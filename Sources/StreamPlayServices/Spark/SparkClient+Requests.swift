@@ -25,6 +25,7 @@ extension SparkClient {
 
     /// Any call (SparkiOS's `api:httpMethod:parameters:`): `Results` of the answer's envelope.
     /// - Parameters:
+    ///   - method: the HTTP method.
     ///   - path: relative to the API URL (`/my/account`; a leading `/v1` is accepted too), or
     ///     a full URL on the API URL's origin (scheme, host and port).
     ///   - parameters: query parameters (`_limit`, `_page`, `_filter`, ...).
