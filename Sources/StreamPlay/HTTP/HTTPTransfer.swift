@@ -7,7 +7,9 @@ import FoundationEssentials
 final class HTTPTransfer: @unchecked Sendable {
     let id: Int
     let request: HTTPRequest
-    private(set) var handle: UnsafeMutableRawPointer
+    private let easy: CurlEasy
+    /// The easy handle, for the worker's multi handle.
+    var handle: UnsafeMutableRawPointer { easy.handle }
     private let configuration: CurlHTTPClient.Configuration
     private let progress: (@Sendable (Int64, Int64) -> Void)?
     private var continuation: CheckedContinuation<Result<HTTPResponse, HTTPClientError>, Never>?
@@ -15,7 +17,6 @@ final class HTTPTransfer: @unchecked Sendable {
     private var headers = HTTPHeaders()
     private var overflow = false
     private var lastSent: Int64 = -1
-    private var headerList: UnsafeMutablePointer<curl_slist>?
     private var mime: OpaquePointer?
 
     init(id: Int, request: HTTPRequest, configuration: CurlHTTPClient.Configuration,
@@ -26,32 +27,37 @@ final class HTTPTransfer: @unchecked Sendable {
         self.configuration = configuration
         self.progress = progress
         self.continuation = continuation
-        handle = curl_easy_init()!
+        var fields = request.headers
+        if case .bytes(_, let contentType) = request.body { fields.set("Content-Type", contentType) }
+        // No "Expect: 100-continue" round trip before a body.
+        fields.set("Expect", "")
+        // Only out of memory makes a handle fail, as it would the request's own buffers.
+        easy = CurlEasy(url: request.url, maxRedirects: configuration.maxRedirects,
+                        caCertificatesPath: configuration.caCertificatesPath, userAgent: configuration.userAgent,
+                        connectTimeout: configuration.connectTimeout, headers: fields.map { ($0.name, $0.value) })!
     }
 
     deinit {
-        curl_easy_cleanup(handle)
-        curl_slist_free_all(headerList)
-        if let mime { curl_mime_free(mime) }
+        // The handle (CurlEasy's) is cleaned up after this body: it lets go of the mime parts
+        // first, as libcurl asks before they are freed.
+        if let mime {
+            sp_curl_setopt_pointer(handle, CURLOPT_MIMEPOST, nil)
+            curl_mime_free(mime)
+        }
     }
 
     /// Sets the handle up. An error when the request cannot be made.
     func prepare() -> HTTPClientError? {
-        CurlRequest.configure(handle, url: request.url, maxRedirects: configuration.maxRedirects,
-                              caCertificatesPath: configuration.caCertificatesPath,
-                              userAgent: configuration.userAgent, connectTimeout: configuration.connectTimeout)
         // Error statuses are answers with bodies the API clients read.
         sp_curl_setopt_long(handle, CURLOPT_FAILONERROR, 0)
         sp_curl_setopt_long(handle, CURLOPT_FOLLOWLOCATION, request.followsRedirects ? 1 : 0)
         sp_curl_setopt_long(handle, CURLOPT_TCP_KEEPALIVE, 0)
         sp_curl_setopt_pointer(handle, CURLOPT_ACCEPT_ENCODING, "")
         sp_curl_setopt_long(handle, CURLOPT_TIMEOUT_MS, Int((request.timeout ?? configuration.requestTimeout) * 1000))
-        var fields = request.headers
         switch request.body {
         case .none:
             break
-        case .bytes(let bytes, let contentType):
-            fields.set("Content-Type", contentType)
+        case .bytes(let bytes, _):
             sp_curl_setopt_long(handle, CURLOPT_POSTFIELDSIZE_LARGE, bytes.count)
             bytes.withUnsafeBytes { raw in
                 // COPYPOSTFIELDS: libcurl keeps its own copy for the life of the handle.
@@ -72,13 +78,6 @@ final class HTTPTransfer: @unchecked Sendable {
         default:
             sp_curl_setopt_pointer(handle, CURLOPT_CUSTOMREQUEST, request.method.rawValue)
         }
-        // No "Expect: 100-continue" round trip before a body.
-        fields.set("Expect", "")
-        for field in fields {
-            headerList = curl_slist_append(headerList, field.value.isEmpty ? "\(field.name):" : "\(field.name): \(field.value)")
-        }
-        sp_curl_setopt_pointer(handle, CURLOPT_HTTPHEADER, headerList)
-
         let context = Unmanaged.passUnretained(self).toOpaque()
         sp_curl_setopt_pointer(handle, CURLOPT_WRITEDATA, context)
         sp_curl_setopt_data_callback(handle, CURLOPT_WRITEFUNCTION) { data, size, count, context in
