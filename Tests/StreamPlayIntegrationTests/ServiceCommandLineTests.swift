@@ -128,9 +128,13 @@ struct ServiceCommandLineTests {
             #expect(!text.contains(try ServiceStubs.value(.soundcloud, "CLIENT_SECRET")))
         }
 
+        let logoutMark = try ServiceStubs.logMark()
         let logout = try await Self.run(["logout", "soundcloud"], home: home)
-        #expect(logout.status == 0)
+        #expect(logout.status == 0, "\(logout.stderr)")
         #expect(!FileManager.default.fileExists(atPath: tokenFile))
+        // SoundCloud was told too: POST /sign-out on the token host, which ended the token.
+        let signOut = try ServiceStubs.log(after: logoutMark).filter { $0["path"] as? String == "/sign-out" }
+        #expect(signOut.count == 1 && signOut.first?["host"] as? String == "auth" && signOut.first?["status"] as? Int == 200)
         let after = try await Self.run(["whoami", "soundcloud"], home: home)
         #expect(after.status == 1)
         #expect(after.stderr.contains("not signed in"))
