@@ -380,7 +380,10 @@ struct SoundCloudTests {
         try await ServiceStubs.configure(.soundcloud, ["cdn_expiry": 1])
         defer { Task { try? await ServiceStubs.configure(.soundcloud, ["cdn_expiry": 300]) } }
         let client = try await SoundCloudTesting.appClient()
+        // The progressive rendition (MP3 HLS refused), whose media answers Range with 206.
+        try await ServiceStubs.fail(.soundcloud, status: 404, count: 1, path: "/tracks/soundcloud:tracks:1001/streams/hls_mp3_128")
         let stream = try await client.stream(forTrack: "1001")
+        #expect(stream.rendition == "http_mp3_128")
         #expect(try #require(stream.expiresAt).timeIntervalSinceNow < 2)
         try await Task.sleep(for: .milliseconds(1300))
         #expect(try await SoundCloudTesting.fetch(stream.url).status == 403)
