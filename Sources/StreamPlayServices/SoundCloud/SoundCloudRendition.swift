@@ -34,7 +34,7 @@ public struct SoundCloudRendition: Sendable, Hashable, CustomStringConvertible {
     /// The stream format of the rendition: HLS or progressive.
     public var format: StreamFormat { delivery == .hls ? .hls : .progressive }
 
-    /// Whether the engine can play it today (``StreamPlay/PlayableFormats``): a clear rendition
+    /// Whether the engine can play it today (`PlayableFormats` in StreamPlay): a clear rendition
     /// of a codec the engine decodes. AAC in HLS is not playable yet; once it is, it comes first.
     public var isPlayable: Bool {
         guard !isEncrypted, let codec else { return false }
