@@ -337,8 +337,8 @@ req GET "$SC_API/resolve?url=$(urlenc https://soundcloud.com/stub-artist/full-tr
 expect "sc resolve track" 302 "loc == '$SC_API/tracks/soundcloud:tracks:1001' and
   j['status'] == '302 - Found' and j['location'] == loc"
 req GET "$SC_API/resolve?url=$(urlenc https://soundcloud.com/stub-artist/full-track)" "${CC[@]}" -L
-expect "sc resolve followed with the header" 200 "j['id'] == 1001 and
-  j['urn'] == 'soundcloud:tracks:1001' and j['title'] == 'Full Track' and
+expect "sc resolve followed with the header" 200 "'id' not in j and 'user_id' not in j and
+  'id' not in j['user'] and j['urn'] == 'soundcloud:tracks:1001' and j['title'] == 'Full Track' and
   j['access'] == 'playable' and j['duration'] == 30000"
 req GET "$SC_API/resolve?url=$(urlenc 'https://m.soundcloud.com/stub-artist/synthetic-2000042?si=abc')" "${CC[@]}"
 expect "sc resolve synthetic track" 302 "loc.endswith('/tracks/soundcloud:tracks:2000042')"
@@ -358,6 +358,15 @@ expect "sc resolve without token" 401
 req GET "$SC_API/tracks/1001" "${CC[@]}"
 expect "sc track by numeric id" 200 "j['urn'] == 'soundcloud:tracks:1001' and
   j['user']['username'] == 'stub-artist'"
+ctl config '{"service": "soundcloud", "numeric_ids": true}'
+expect "sc config numeric ids" 200 "j['changed'] == {'numeric_ids': True}"
+req GET "$SC_API/tracks/1001" "${CC[@]}"
+expect "sc track with numeric ids" 200 "j['id'] == 1001 and j['user_id'] == 100002 and
+  j['user']['id'] == 100002 and j['urn'] == 'soundcloud:tracks:1001'"
+ctl config '{"service": "soundcloud", "numeric_ids": false}'
+expect "sc config urn only again" 200 "j['changed'] == {'numeric_ids': False}"
+ctl config '{"service": "spotify", "numeric_ids": true}'
+expect "sc config numeric ids soundcloud only" 400
 req GET "$SC_API/tracks/soundcloud%3Atracks%3A1003" "${CC[@]}"
 expect "sc track by encoded URN" 200 "j['access'] == 'preview'"
 req GET "$SC_API/tracks/soundcloud:tracks:999" "${CC[@]}"
@@ -513,7 +522,7 @@ up --form-string 'track[title]=Field Recording' --form-string 'track[sharing]=pu
 expect "sc upload (public, tags, connections)" 201 "j['title'] == 'Field Recording' and
   j['sharing'] == 'public' and j['state'] == 'processing' and j['kind'] == 'track' and
   j['tag_list'] == 'rock \"hip hop\" geo:lat=52.5 geo:lon=13.4 foursquare:venue=XYZ \"machine:tag=with space\"'"
-UP1=$(jq_ "j['id']")
+UP1=$(jq_ "j['urn'].rsplit(':', 1)[1]")
 req GET "$CTL/_control/uploads"
 expect "sc upload fields recorded" 200 "(u := j[-1]) and u['title'] == 'Field Recording' and
   u['tags'] == ['rock', 'hip hop'] and

@@ -148,13 +148,15 @@ tracks%3A1001 and /tracks/1001 are the same. The tracks:
   uploads              from 3000001 on, like 1001 (their streams serve the stub media, not the
                        uploaded bytes)
 
-GET /tracks/ID      -> 200 track: {"kind": "track", "id", "urn", "title", "permalink",
+GET /tracks/ID      -> 200 track: {"kind": "track", "urn", "title", "permalink",
   "permalink_url", "uri", "stream_url" (API/tracks/URN/stream), "duration" (ms), "access"
   ("playable" | "preview"), "streamable", "downloadable", "download_url": null, "sharing",
   "tag_list", "genre", "description", "state", "created_at" / "last_modified" ("yyyy/MM/dd
   HH:mm:ss +0000"), "artwork_url": null, "waveform_url": null, "license", "embeddable_by",
   "track_type", "playback_count", "favoritings_count", "reposts_count", "comment_count",
-  "commentable", "user_id", "user" (user object), "secret_uri": null, "secret_token": null}.
+  "commentable", "user" (user object), "secret_uri": null, "secret_token": null}. As today's
+  OpenAPI: identified by "urn" only; the deprecated numeric "id" and "user_id" are added only
+  after POST /_control/config {"service": "soundcloud", "numeric_ids": true}.
   404 unknown track (after the token check).
 GET /tracks/ID/streams  -> 200 {KEY: URL, ...} with only the track's keys (see above), each URL
   API/tracks/soundcloud:tracks:ID/streams/RENDITION, RENDITION one of http_mp3_128,
@@ -164,7 +166,8 @@ GET|HEAD /tracks/ID/streams/RENDITION  -> 302 Location: a signed CDN URL (below)
   http_mp3_128 of 1002 or 1003). Each call signs a fresh URL (lifetime --cdn-expiry): a player
   whose URL expired asks here again.
 GET|HEAD /tracks/ID/stream  (legacy) -> 302 like streams/http_mp3_128; 404 without it.
-GET /users/ID   (numeric or soundcloud:users:N) -> 200 user: {"kind": "user", "id", "urn",
+GET /users/ID   (numeric or soundcloud:users:N) -> 200 user: {"kind": "user", "urn" ("id" only
+  with numeric_ids),
   "username", "permalink", "permalink_url", "uri", "avatar_url", "city", "country",
   "description", "full_name", "first_name", "last_name", "followers_count",
   "followings_count", "track_count", "playlist_count", "public_favorites_count",
@@ -490,7 +493,9 @@ POST /_control/expire-tokens  {"service", "kind": "access" (default) | "refresh"
 POST /_control/revoke-tokens  {"service", "kind": "refresh" (default) | "access" | "all"}
   revoked: refresh gives invalid_grant (Spotify: "Refresh token revoked"), API calls 401.
 POST /_control/config  {"service", "expires_in": S (tokens issued from now on), "cdn_expiry": S
-  (soundcloud only: URLs signed from now on)} -> {"ok": true, "changed": {...}}
+  (soundcloud only: URLs signed from now on), "numeric_ids": true | false (soundcloud only:
+  track and user objects carry the deprecated numeric "id" and "user_id" besides "urn"; false
+  by default, today's OpenAPI shape)} -> {"ok": true, "changed": {...}}
 
 =================================================================================================
 The request log (--log): one JSON object per line, written when the response is over
@@ -963,6 +968,7 @@ class State:
         with self.lock:
             self.expires_in = dict(self.initial_expires_in)
             self.cdn_expiry = float(self.args.cdn_expiry)
+            self.sc_numeric_ids = False  # today's OpenAPI: urn only
             self.faults = []
             if tokens:
                 self.tokens = {}  # token -> record
@@ -1691,8 +1697,18 @@ class Handler(BaseHTTPRequestHandler):
                         )
                     st.cdn_expiry = float(v)
                     changed["cdn_expiry"] = v
+                if "numeric_ids" in spec:
+                    v = spec["numeric_ids"]
+                    if s != "soundcloud" or not isinstance(v, bool):
+                        raise HttpError(
+                            400, jdump({"error": "numeric_ids: soundcloud only, true or false"})
+                        )
+                    st.sc_numeric_ids = v
+                    changed["numeric_ids"] = v
             if not changed:
-                raise HttpError(400, jdump({"error": "nothing to change (expires_in, cdn_expiry)"}))
+                raise HttpError(
+                    400, jdump({"error": "nothing to change (expires_in, cdn_expiry, numeric_ids)"})
+                )
             return self.json(200, {"ok": True, "changed": changed})
         raise HttpError(404, jdump({"error": "unknown control request"}))
 
@@ -1983,9 +1999,8 @@ class Handler(BaseHTTPRequestHandler):
     def sc_user_json(self, u):
         api = self.state.urls["soundcloud"]["api_url"]
         urn = "soundcloud:users:%d" % u["id"]
-        return {
+        out = {
             "kind": "user",
-            "id": u["id"],
             "urn": urn,
             "username": u["username"],
             "permalink": u["username"],
@@ -2010,6 +2025,9 @@ class Handler(BaseHTTPRequestHandler):
             "created_at": sc_time(self.state.started),
             "last_modified": sc_time(self.state.started),
         }
+        if self.state.sc_numeric_ids:
+            out["id"] = u["id"]
+        return out
 
     def sc_track_json(self, rec, state_override=None):
         st = self.state
@@ -2025,9 +2043,8 @@ class Handler(BaseHTTPRequestHandler):
         else:
             duration = 24000
         user = self.sc_user_json(owner)
-        return {
+        out = {
             "kind": "track",
-            "id": rec["id"],
             "urn": urn,
             "title": rec["title"],
             "permalink": rec["permalink"],
@@ -2056,11 +2073,14 @@ class Handler(BaseHTTPRequestHandler):
             "reposts_count": 0,
             "comment_count": 0,
             "commentable": True,
-            "user_id": owner["id"],
             "user": user,
             "secret_uri": None,
             "secret_token": None,
         }
+        if st.sc_numeric_ids:
+            out["id"] = rec["id"]
+            out["user_id"] = owner["id"]
+        return out
 
     def route_soundcloud_api(self):
         p = self.req_path

@@ -15,7 +15,7 @@ extension FakeSoundCloud {
             case .granted(let grant): return api(request, grant: grant)
             }
         }
-        transport.route(host: Self.cdnHost, pathPrefix: "/") { request in Self.cdn(request) }
+        transport.route(host: Self.cdnHost, pathPrefix: "/") { [self] request in cdn(request) }
     }
 
     // MARK: Tokens
@@ -100,7 +100,8 @@ extension FakeSoundCloud {
             guard let track = track(segments[1]) else { return Self.error(404, "", for: request) }
             var object: [String: JSON] = [:]
             for name in track.renditions {
-                object["\(name)_url"] = .string("\(Self.api)/tracks/\(track.urn)/streams/\(name)")
+                // The encrypted renditions' keys have no `_url` suffix, as SoundCloud sends them.
+                object[name.contains("encrypted") ? name : "\(name)_url"] = .string("\(Self.api)/tracks/\(track.urn)/streams/\(name)")
             }
             return .json(.object(object), for: request)
         case (.get, "tracks", 4) where segments[2] == "streams", (.head, "tracks", 4) where segments[2] == "streams":
@@ -159,7 +160,25 @@ extension FakeSoundCloud {
 
     // MARK: CDN
 
-    private static func cdn(_ request: RecordedRequest) -> HTTPResponse {
+    /// A media playlist of 4 s segments as long as the track (30 s for a snippet), with the
+    /// track's `EXT-X-KEY`, if it has one.
+    private func playlist(for track: Track?) -> String {
+        let full = Double(track?.durationMilliseconds ?? 4000) / 1000
+        var left = track?.servesSnippet == true ? min(full, 30) : full
+        var text = "#EXTM3U\n#EXT-X-VERSION:3\n#EXT-X-TARGETDURATION:4\n"
+        if let method = track?.playlistKeyMethod {
+            text += "#EXT-X-KEY:METHOD=\(method),URI=\"skd://key\",KEYFORMAT=\"com.apple.streamingkeydelivery\"\n"
+        }
+        var index = 0
+        while left > 0 {
+            text += "#EXTINF:\(min(left, 4)),\nsegment\(index).mp3\n"
+            left -= 4
+            index += 1
+        }
+        return text + "#EXT-X-ENDLIST\n"
+    }
+
+    private func cdn(_ request: RecordedRequest) -> HTTPResponse {
         let xml = ["Content-Type": "application/xml"] as HTTPHeaders
         if request.headers["Authorization"] != nil {
             return .text("<Error><Code>InvalidArgument</Code><Message>Only one auth mechanism allowed</Message></Error>",
@@ -173,8 +192,8 @@ extension FakeSoundCloud {
                          headers: xml, for: request)
         }
         if request.path.hasSuffix(".m3u8") {
-            let playlist = "#EXTM3U\n#EXT-X-VERSION:3\n#EXT-X-TARGETDURATION:4\n#EXTINF:4.0,\nsegment0.mp3\n#EXT-X-ENDLIST\n"
-            return .text(playlist, headers: ["Content-Type": "application/vnd.apple.mpegurl"], for: request)
+            let id = request.path.split(separator: "/").dropFirst().first.flatMap { Int($0) }
+            return .text(playlist(for: id.flatMap(track)), headers: ["Content-Type": "application/vnd.apple.mpegurl"], for: request)
         }
         // An ID3v2 header with no frames: the start of an MP3 file, not audio to decode.
         let bytes: [UInt8] = [0x49, 0x44, 0x33, 0x04, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00]

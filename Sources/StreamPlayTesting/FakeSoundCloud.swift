@@ -47,11 +47,20 @@ public final class FakeSoundCloud: Sendable {
         public var durationMilliseconds: Int
         /// Whether the track may be streamed at all.
         public var streamable: Bool
+        /// Whether its full-track renditions serve only a 30 s snippet, as users have seen MP3
+        /// renditions do since 2026-01: progressive ones from a `/preview/` path on the CDN, HLS
+        /// ones as a playlist of 30 s.
+        public var servesSnippet: Bool
+        /// The `METHOD` of an `EXT-X-KEY` in its HLS playlists (`SAMPLE-AES` for DRM), if any.
+        public var playlistKeyMethod: String?
 
-        /// A track.
+        /// A track. Renditions may also be the encrypted ones, `ctr-encrypted-hls` and
+        /// `cbc-encrypted-hls`.
         public init(id: Int, permalink: String, title: String, access: String = "playable",
                     renditions: [String] = FakeSoundCloud.allRenditions, durationMilliseconds: Int = 30000,
-                    streamable: Bool = true) {
+                    streamable: Bool = true, servesSnippet: Bool = false, playlistKeyMethod: String? = nil) {
+            self.servesSnippet = servesSnippet
+            self.playlistKeyMethod = playlistKeyMethod
             self.id = id
             self.permalink = permalink
             self.title = title
@@ -93,7 +102,7 @@ public final class FakeSoundCloud: Sendable {
 
     struct State: Sendable {
         var tracks: [Int: Track]
-        var includesNumericIDs = true
+        var includesNumericIDs = false
         var signatures = 0
     }
 
@@ -119,8 +128,9 @@ public final class FakeSoundCloud: Sendable {
         return settings
     }
 
-    /// Whether track and user objects carry the deprecated numeric `id` besides `urn` (true, as
-    /// the stand-in servers answer; false answers only what today's OpenAPI lists).
+    /// Whether track and user objects carry the deprecated numeric `id` (and `user_id`) besides
+    /// `urn`. False by default: the objects are the shape today's OpenAPI lists (urn only), as
+    /// the stand-in servers answer by default; true answers the older shape with both.
     public var includesNumericIDs: Bool {
         get { state.withEngineLock { $0.includesNumericIDs } }
         set { state.withEngineLock { $0.includesNumericIDs = newValue } }
@@ -174,16 +184,17 @@ public final class FakeSoundCloud: Sendable {
                            body: body.encoded())
     }
 
-    /// A fresh signed CDN URL for a rendition of a track.
+    /// A fresh signed CDN URL for a rendition of a track (under `/preview/` for a snippet).
     func signedURL(track: Int, rendition: String) -> String {
+        let snippet = self.track(track)?.servesSnippet == true && !rendition.hasPrefix("preview") && !rendition.contains("hls")
         let serial = state.withEngineLock { state -> Int in
             state.signatures += 1
             return state.signatures
         }
         let expires = Int(Date().timeIntervalSince1970 + Self.cdnURLLifetime)
-        let file = rendition.hasPrefix("hls") ? "playlist.m3u8" : rendition.hasPrefix("preview") ? "preview.mp3" : "stream.mp3"
+        let file = rendition.contains("hls") ? "playlist.m3u8" : rendition.hasPrefix("preview") ? "preview.mp3" : "stream.mp3"
         let signature = String(serial * 7919 + track, radix: 16)
-        return "https://\(Self.cdnHost)/media/\(track)/\(rendition)/\(file)?Expires=\(expires)&Signature=\(signature)&Key-Pair-Id=APKASTUBKEY0001"
+        return "https://\(Self.cdnHost)/media/\(track)/\(snippet ? "preview/" : "")\(rendition)/\(file)?Expires=\(expires)&Signature=\(signature)&Key-Pair-Id=APKASTUBKEY0001"
     }
 
     /// A time as SoundCloud writes it: `2026/01/31 12:00:00 +0000`.

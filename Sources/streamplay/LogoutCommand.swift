@@ -4,7 +4,11 @@ import StreamPlayServices
 /// `streamplay logout SERVICE`: ends the session and deletes the stored tokens.
 struct LogoutCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "logout", abstract: "Forget a service's tokens (soundcloud, spotify or spark).")
+        commandName: "logout", abstract: "Forget a service's tokens (soundcloud, spotify or spark).",
+        discussion: """
+            For SoundCloud, the session is also ended at SoundCloud (POST /sign-out on its token host); \
+            when that fails, the failure is reported (exit status 1) and the local tokens are deleted anyway.
+            """)
 
     @Argument(help: "soundcloud, spotify or spark.")
     var service: StreamingService
@@ -15,8 +19,19 @@ struct LogoutCommand: AsyncParsableCommand {
         try await options.run("logout \(service)") { context in
             // Whether a session was there; an unreadable one is removed all the same.
             let wasSignedIn = (try? context.store.load(account: service.rawValue)) != nil
+            var remoteFailure: String?
+            if service == .soundcloud, wasSignedIn, let client = try? context.soundCloud() {
+                do throws(SoundCloudError) {
+                    try await client.signOut()
+                } catch {
+                    remoteFailure = error.description
+                }
+            }
             try context.store.remove(account: service.rawValue)
             StandardStream.error(wasSignedIn ? "Signed out of \(service).\n" : "Not signed in to \(service).\n")
+            if let remoteFailure {
+                throw CommandFailure("SoundCloud's sign-out failed (\(remoteFailure)); the local tokens were deleted anyway")
+            }
         }
     }
 }

@@ -95,7 +95,8 @@ struct PlayCommand: AsyncParsableCommand {
             if resolver == nil { resolver = try ServiceContext(caFile: caFile).resolver() }
             guard let resolver else { throw CommandFailure("no resolver") }
             let resolved = try await resolver.resolve(input)
-            let name = resolved.title.map { "\($0)\(resolved.isPreview ? " (preview)" : "")" } ?? input
+            let preview = resolved.isPreview ? " (preview: \(resolved.previewReason ?? "not the whole track"))" : ""
+            let name = (resolved.title ?? input) + preview
             return PlayItem(location: .remote(resolved.url), name: name, refresher: resolved.refresher)
         }
         return PlayItem(location: try MediaLocation(parsing: input), name: input, refresher: nil)

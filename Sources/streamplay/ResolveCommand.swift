@@ -30,6 +30,7 @@ struct ResolveCommand: AsyncParsableCommand {
             ("service", .string(resolved.service?.rawValue ?? "none")),
             ("preview", .string(resolved.isPreview ? "yes" : "no")),
         ]
+        if let reason = resolved.previewReason { fields.append(("preview_reason", .string(reason))) }
         if let title = resolved.title { fields.append(("title", .string(title))) }
         if let duration = resolved.duration, duration.isFinite {
             fields.append(("duration", .number((duration * 1000).rounded() / 1000)))

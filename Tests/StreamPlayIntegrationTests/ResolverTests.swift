@@ -29,9 +29,10 @@ struct ResolverTests {
         return (state, samples)
     }
 
-    @Test("A SoundCloud page resolves to its signed progressive MP3, which plays exactly")
+    @Test("A SoundCloud page without MP3 HLS resolves to its signed progressive MP3, which plays exactly")
     func soundCloudPage() async throws {
         let resolver = StreamResolver(soundCloud: try Self.soundCloud())
+        try await ServiceStubs.fail(.soundcloud, status: 404, count: 1, path: "/tracks/soundcloud:tracks:1001/streams/hls_mp3_128")
         let resolved = try await resolver.resolve("https://soundcloud.com/stub-artist/full-track")
         #expect(resolved.service == .soundcloud)
         #expect(resolved.format == .progressive)
@@ -49,7 +50,8 @@ struct ResolverTests {
     @Test("A signed URL that expired before playback starts is renewed through the refresher")
     func expiredBeforePlay() async throws {
         let resolved = try await Self.resolveThenExpire {
-            try await StreamResolver(soundCloud: try Self.soundCloud()).resolve("soundcloud:tracks:2000101")
+            try await ServiceStubs.fail(.soundcloud, status: 404, path: "/tracks/soundcloud:tracks:2000101/streams/hls_mp3_128")
+            return try await StreamResolver(soundCloud: try Self.soundCloud()).resolve("soundcloud:tracks:2000101")
         }
         let mark = try ServiceStubs.logMark()
         let result = try await Self.play(resolved)
@@ -59,10 +61,9 @@ struct ResolverTests {
         #expect(cdn.first == 403 && cdn.dropFirst().contains(200), "the expired URL was refused, the fresh one served: \(cdn)")
     }
 
-    @Test("Without progressive MP3, the MP3 HLS rendition is chosen and plays")
+    @Test("While AAC HLS is not playable, the MP3 HLS rendition is chosen and plays")
     func hlsRendition() async throws {
         let resolver = StreamResolver(soundCloud: try Self.soundCloud())
-        try await ServiceStubs.fail(.soundcloud, status: 404, path: "/tracks/soundcloud:tracks:2000102/streams/http_mp3_128")
         let resolved = try await resolver.resolve("https://soundcloud.com/stub-artist/synthetic-2000102")
         #expect(resolved.format == .hls)
         #expect(resolved.url.contains(".m3u8"))
@@ -91,9 +92,9 @@ struct ResolverTests {
         try SoundCloudTesting.entries(after: mark, host: "cdn").compactMap { $0["status"] as? Int }
     }
 
-    /// A synthetic track whose progressive rendition is gone, so that it resolves to MP3 HLS.
+    /// A synthetic track, which resolves to MP3 HLS (before the progressive MP3; AAC HLS is not
+    /// playable yet).
     static func resolveHLS(_ id: Int) async throws -> ResolvedStream {
-        try await ServiceStubs.fail(.soundcloud, status: 404, path: "/tracks/soundcloud:tracks:\(id)/streams/http_mp3_128")
         let resolved = try await StreamResolver(soundCloud: try soundCloud()).resolve("soundcloud:tracks:\(id)")
         try #require(resolved.format == .hls)
         return resolved

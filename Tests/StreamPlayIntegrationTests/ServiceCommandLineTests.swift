@@ -102,7 +102,7 @@ struct ServiceCommandLineTests {
 
         let resolve = try await Self.run(["resolve", "https://soundcloud.com/stub-artist/full-track", "--verbose"], home: home)
         #expect(resolve.status == 0, "\(resolve.stderr)")
-        #expect(resolve.stdout.contains("format: progressive"))
+        #expect(resolve.stdout.contains("format: hls") && resolve.stdout.contains("preview: no"))
         #expect(resolve.stdout.contains("title: Full Track"))
         #expect(resolve.stdout.contains("Signature=[redacted]"))
         #expect(resolve.stdout.contains(try ServiceStubs.value(.soundcloud, "CDN_URL")))
@@ -111,6 +111,8 @@ struct ServiceCommandLineTests {
         let mark = try ServiceStubs.logMark()
         let wav = TestEnvironment.temporaryPath("sc.wav")
         defer { try? FileManager.default.removeItem(atPath: wav) }
+        // Without MP3 HLS, the progressive MP3 plays: the reference audio's file.
+        try await ServiceStubs.fail(.soundcloud, status: 404, count: 1, path: "/tracks/soundcloud:tracks:1001/streams/hls_mp3_128")
         let play = try await Self.run(["--quiet", "--output", "wav:\(wav)", "--length", "3", "soundcloud:tracks:1001"], home: home)
         #expect(play.status == 0, "\(play.stderr)")
         let reference = try ReferenceAudio("cbr-44k-stereo.mp3")
@@ -126,9 +128,13 @@ struct ServiceCommandLineTests {
             #expect(!text.contains(try ServiceStubs.value(.soundcloud, "CLIENT_SECRET")))
         }
 
+        let logoutMark = try ServiceStubs.logMark()
         let logout = try await Self.run(["logout", "soundcloud"], home: home)
-        #expect(logout.status == 0)
+        #expect(logout.status == 0, "\(logout.stderr)")
         #expect(!FileManager.default.fileExists(atPath: tokenFile))
+        // SoundCloud was told too: POST /sign-out on the token host, which ended the token.
+        let signOut = try ServiceStubs.log(after: logoutMark).filter { $0["path"] as? String == "/sign-out" }
+        #expect(signOut.count == 1 && signOut.first?["host"] as? String == "auth" && signOut.first?["status"] as? Int == 200)
         let after = try await Self.run(["whoami", "soundcloud"], home: home)
         #expect(after.status == 1)
         #expect(after.stderr.contains("not signed in"))
@@ -260,7 +266,7 @@ struct ServiceCommandLineTests {
         #expect(resolve.status == 0, "\(resolve.stderr)")
         let object = try #require(try JSONSerialization.jsonObject(with: Data(resolve.stdout.utf8)) as? [String: Any])
         #expect(object["title"] as? String == "Full Track")
-        #expect(object["format"] as? String == "progressive")
+        #expect(object["format"] as? String == "hls" && object["preview"] as? String == "no")
         #expect((object["expires_in"] as? Int).map { $0 > 0 } == true)
         let grants = try ServiceStubs.log(after: mark).compactMap { $0["grant_type"] as? String }
         #expect(grants == ["client_credentials"])

@@ -114,19 +114,21 @@ struct SoundCloudClientTests {
         #expect(fake.transport.requests(toHost: FakeSoundCloud.apiHost).count == 1)
     }
 
-    @Test("the stream is the progressive MP3 rendition, signed on the CDN; the OAuth header never reaches the CDN")
+    @Test("the stream is the best rendition the engine plays (MP3 HLS while AAC is not playable), signed on the CDN; the OAuth header never reaches the CDN")
     func streamChoiceAndCDN() async throws {
         let fake = FakeSoundCloud()
         let client = Self.client(fake)
         try await client.oauth.authenticateWithClientCredentials()
         let stream = try await client.stream(forTrack: "soundcloud:tracks:1001")
-        #expect(stream.rendition == "http_mp3_128" && stream.format == .progressive && !stream.isPreview)
-        #expect(stream.url.hasPrefix("https://\(FakeSoundCloud.cdnHost)/media/1001/http_mp3_128/"))
+        #expect(stream.rendition == "hls_mp3_128" && stream.format == .hls && !stream.isPreview && stream.previewReason == nil)
+        #expect(stream.url.hasPrefix("https://\(FakeSoundCloud.cdnHost)/media/1001/hls_mp3_128/"))
         #expect(stream.expiresAt != nil && stream.duration == 30)
         let paths = fake.transport.requests(toHost: FakeSoundCloud.apiHost).map(\.path)
         #expect(paths == ["/tracks/soundcloud:tracks:1001", "/tracks/soundcloud:tracks:1001/streams",
-                          "/tracks/soundcloud:tracks:1001/streams/http_mp3_128"])
-        #expect(fake.transport.requests(toHost: FakeSoundCloud.cdnHost).isEmpty)
+                          "/tracks/soundcloud:tracks:1001/streams/hls_mp3_128"])
+        // The playlist was read (to tell a snippet from the track), without the header.
+        let cdn = fake.transport.requests(toHost: FakeSoundCloud.cdnHost)
+        #expect(cdn.count == 1 && cdn.allSatisfy { $0.headers["Authorization"] == nil })
         // The player fetches the signed URL without the header; the CDN would refuse one.
         let media = try await fake.transport.send(HTTPRequest(url: stream.url))
         #expect(media.status == 200)
@@ -135,16 +137,16 @@ struct SoundCloudClientTests {
         #expect(fake.transport.requests(toHost: FakeSoundCloud.cdnHost).filter { $0.headers["Authorization"] != nil }.count == 1)
     }
 
-    @Test("a rendition the API refuses is skipped for MP3 HLS; AAC only is notPlayableYet; preview only needs allowPreview")
+    @Test("a rendition the API refuses is skipped for the next; AAC only is notPlayableYet; preview only needs allowPreview")
     func streamFallbacks() async throws {
         let fake = FakeSoundCloud()
         fake.add(.init(id: 2000001, permalink: "hls-only", title: "HLS Only", renditions: ["hls_mp3_128", "hls_aac_160"]))
         let client = Self.client(fake)
         try await client.oauth.authenticateWithClientCredentials()
         fake.transport.failNext(status: 404, host: FakeSoundCloud.apiHost,
-                                pathPrefix: "/tracks/soundcloud:tracks:1001/streams/http_mp3_128")
+                                pathPrefix: "/tracks/soundcloud:tracks:1001/streams/hls_mp3_128")
         let fallback = try await client.stream(forTrack: "1001")
-        #expect(fallback.rendition == "hls_mp3_128" && fallback.format == .hls)
+        #expect(fallback.rendition == "http_mp3_128" && fallback.format == .progressive)
         #expect(try await client.stream(forTrack: "2000001").rendition == "hls_mp3_128")
         await #expect(throws: SoundCloudError.notPlayableYet(title: "AAC Only", renditions: ["hls_aac_160"])) {
             try await client.stream(forTrack: "1002")
@@ -154,6 +156,7 @@ struct SoundCloudClientTests {
         }
         let preview = try await client.stream(forTrack: "1003", allowPreview: true)
         #expect(preview.isPreview && preview.rendition == "preview_mp3_128" && preview.duration == nil)
+        #expect(preview.previewReason?.contains("access: preview") == true)
     }
 
     @Test("a refreshed stream URL is signed anew")
@@ -163,7 +166,7 @@ struct SoundCloudClientTests {
         try await client.oauth.authenticateWithClientCredentials()
         let stream = try await client.stream(forTrack: "1001")
         let renewed = try await client.refreshedStreamURL(forTrack: stream.trackURN, rendition: stream.rendition)
-        #expect(renewed != stream.url && renewed.hasPrefix("https://\(FakeSoundCloud.cdnHost)/media/1001/http_mp3_128/"))
+        #expect(renewed != stream.url && renewed.hasPrefix("https://\(FakeSoundCloud.cdnHost)/media/1001/hls_mp3_128/"))
     }
 
     @Test("/resolve's redirect is followed on the API host with the header")
@@ -200,15 +203,30 @@ struct SoundCloudClientTests {
         }
     }
 
-    @Test("tracks as today's OpenAPI lists them (urn, no numeric id) are read")
+    @Test("tracks and users as today's OpenAPI lists them (urn, no numeric id) are read and addressed by URN")
     func urnOnlyTracks() async throws {
         let fake = FakeSoundCloud()
-        fake.includesNumericIDs = false
+        #expect(fake.includesNumericIDs == false)
         let client = Self.client(fake)
         try await client.oauth.authenticateWithClientCredentials()
-        await withKnownIssue("SoundCloudTrack.init(json:) and SoundCloudUser.init(json:) require `id`, which the spec no longer lists") {
-            let track = try await client.track("soundcloud:tracks:1001")
-            #expect(track.urn == "soundcloud:tracks:1001")
-        }
+        let track = try await client.track("soundcloud:tracks:1001")
+        #expect(track.urn == "soundcloud:tracks:1001" && track.id == nil && track.title == "Full Track")
+        #expect(track.user?.urn == "soundcloud:users:100002" && track.user?.id == nil)
+        let user = try await client.user("soundcloud:users:100002")
+        #expect(user.urn == "soundcloud:users:100002" && user.id == nil && user.username == "stub-artist")
+        _ = try await client.stream(forTrack: "1001")
+        let paths = fake.transport.requests(toHost: FakeSoundCloud.apiHost).map(\.path)
+        #expect(paths.allSatisfy { !$0.hasPrefix("/tracks/") || $0.hasPrefix("/tracks/soundcloud:tracks:") })
+        #expect(paths.allSatisfy { !$0.hasPrefix("/users/") || $0.hasPrefix("/users/soundcloud:users:") })
+    }
+
+    @Test("the older shape with numeric ids is still read, and the id kept")
+    func numericIDsKept() async throws {
+        let fake = FakeSoundCloud()
+        fake.includesNumericIDs = true
+        let client = Self.client(fake)
+        try await client.oauth.authenticateWithClientCredentials()
+        let track = try await client.track("1001")
+        #expect(track.id == 1001 && track.urn == "soundcloud:tracks:1001" && track.user?.id == 100002)
     }
 }

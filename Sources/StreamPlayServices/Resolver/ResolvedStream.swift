@@ -20,6 +20,9 @@ public struct ResolvedStream: Sendable, CustomStringConvertible {
     public var service: StreamingService?
     /// Whether this is only a preview (a 30-second excerpt) of the track.
     public var isPreview: Bool
+    /// Why it is a preview (the service allows only one, a preview rendition, a snippet found
+    /// on the CDN); nil for the whole track.
+    public var previewReason: String?
     /// Gives a fresh URL when ``url`` has expired: the Player's URL refresher hook. The Player
     /// asks it whenever the server answers 403 or 410: at the first request (a URL that expired
     /// before playback started), when a dropped stream is resumed, and, for HLS, when the
@@ -29,7 +32,8 @@ public struct ResolvedStream: Sendable, CustomStringConvertible {
     /// A resolved stream.
     public init(url: String, requestHeaders: HTTPHeaders = [:], expiresAt: Date? = nil, format: StreamFormat,
                 title: String? = nil, duration: Double? = nil, service: StreamingService? = nil, isPreview: Bool = false,
-                refresher: URLRefresher? = nil) {
+                previewReason: String? = nil, refresher: URLRefresher? = nil) {
+        self.previewReason = isPreview ? previewReason : nil
         self.url = url
         self.requestHeaders = requestHeaders
         self.expiresAt = expiresAt
@@ -60,7 +64,7 @@ public struct ResolvedStream: Sendable, CustomStringConvertible {
         if let title { parts.append("title \"\(title)\"") }
         if let duration, duration.isFinite { parts.append("duration \(Int(min(max(duration, 0), Self.longestTime).rounded())) s") }
         if let secondsUntilExpiry { parts.append("expires in \(secondsUntilExpiry) s") }
-        if isPreview { parts.append("preview") }
+        if isPreview { parts.append("preview" + (previewReason.map { " (\($0))" } ?? "")) }
         return parts.joined(separator: ", ")
     }
 }

@@ -5,7 +5,8 @@ public enum ResolverError: Error, Sendable, CustomStringConvertible {
     case unsupportedLink(String, reason: String)
     /// The link needs a service that is not configured (no client id) or not signed in.
     case serviceUnavailable(StreamingService, reason: String)
-    /// The track exists but cannot be played here (AAC only, preview only, no preview), and why.
+    /// The track exists but cannot be played here (AAC only, preview only while previews are
+    /// not allowed, blocked, DRM only, no preview), and why.
     case notPlayable(String, reason: String)
     /// The service answered with an error.
     case service(StreamingService, description: String)

@@ -3,7 +3,9 @@ import Logging
 import StreamPlay
 
 /// Turns a link into what to play: a SoundCloud page, URN or API URL becomes a signed CDN URL
-/// of an MP3 rendition (progressive first, then MP3 HLS) that is re-signed when it expires; a
+/// of the best rendition the engine can play (AAC HLS once the engine plays it, then MP3 HLS,
+/// then progressive MP3; a preview only when allowed, and flagged as one, with the reason) that
+/// is re-signed when it expires; a
 /// Spotify track becomes its 30-second preview MP3 where Spotify still gives one (full tracks
 /// play only in Spotify's own DRM player); a plain URL or path plays as it is.
 ///
@@ -46,6 +48,8 @@ public struct StreamResolver: Sendable {
             switch resource {
             case .track(let found): track = found
             case .user(let user): throw .unsupportedLink(parsed.description, reason: "it is the user \(user.username), not a track")
+            case .playlist(let playlist):
+                throw .unsupportedLink(parsed.description, reason: "it is the playlist \(playlist.title), not a track")
             case .other(let kind, _): throw .unsupportedLink(parsed.description, reason: "it is a \(kind), not a track")
             }
             return try await soundCloudStream(track.urn, client: client, allowPreview: allowPreview)
@@ -66,8 +70,8 @@ public struct StreamResolver: Sendable {
             guard allowPreview else {
                 throw .notPlayable("spotify:track:\(id)", reason: "Spotify gives only a 30-second preview outside its own player")
             }
-            return ResolvedStream(url: preview, format: .progressive, title: track.name,
-                                  duration: nil, service: .spotify, isPreview: true)
+            return ResolvedStream(url: preview, format: .progressive, title: track.name, duration: nil, service: .spotify,
+                                  isPreview: true, previewReason: "Spotify gives a 30-second preview outside its own player")
         }
     }
 
@@ -85,7 +89,7 @@ public struct StreamResolver: Sendable {
         }
         return ResolvedStream(url: stream.url, expiresAt: stream.expiresAt, format: stream.format, title: stream.title,
                               duration: stream.duration, service: .soundcloud, isPreview: stream.isPreview,
-                              refresher: refresher)
+                              previewReason: stream.previewReason, refresher: refresher)
     }
 
     /// `client`, signed in: a session from the store, or client credentials.
@@ -106,7 +110,7 @@ public struct StreamResolver: Sendable {
     private static func failure(_ error: any Error, _ service: StreamingService) -> ResolverError {
         if let error = error as? SoundCloudError {
             switch error {
-            case .notPlayableYet, .previewOnly, .noStream:
+            case .notPlayableYet, .previewOnly, .noStream, .blocked, .drmProtected:
                 return .notPlayable("", reason: error.description)
             default: break
             }

@@ -12,6 +12,14 @@ extension SoundCloudClient {
         return try SoundCloudUser(json: try await get("/users/\(urn)"))
     }
 
+    /// A playlist by numeric id or URN (`soundcloud:playlists:ID`).
+    public func playlist(_ id: String) async throws(SoundCloudError) -> SoundCloudPlaylist {
+        guard let urn = SoundCloudURN(id.trimmedWhitespace, kind: "playlists") else {
+            throw .invalidRequest(reason: "not a playlist id or URN: \(id)")
+        }
+        return try SoundCloudPlaylist(json: try await get("/playlists/\(urn)"))
+    }
+
     /// A track by numeric id (`123`) or URN (`soundcloud:tracks:123`).
     public func track(_ id: String) async throws(SoundCloudError) -> SoundCloudTrack {
         let urn = try trackURN(id)
@@ -20,21 +28,25 @@ extension SoundCloudClient {
 
     /// What a soundcloud.com link (or an on.soundcloud.com short link) points to, through
     /// `GET /resolve`, whose redirect to the resource is followed with the OAuth header (it is
-    /// on the API's host). A track or user URN is looked up directly.
+    /// on the API's host). A track, user or playlist URN is looked up directly. The kind comes
+    /// from the answer's `kind`, or, as the schema does not require it, from its `urn`.
     public func resolve(_ link: String) async throws(SoundCloudError) -> SoundCloudResource {
         if let urn = SoundCloudURN(link) {
             switch urn.kind {
             case "tracks": return .track(try await track(urn.description))
             case "users": return .user(try await user(urn.description))
+            case "playlists": return .playlist(try await playlist(urn.description))
             default: break
             }
         }
         let json = try await get("/resolve", parameters: [("url", link)])
-        switch json["kind"]?.string {
+        let urnKind = json["urn"]?.string.flatMap(SoundCloudURN.init).map { String($0.kind.dropLast()) }
+        switch json["kind"]?.string ?? urnKind {
         case "track": return .track(try SoundCloudTrack(json: json))
         case "user": return .user(try SoundCloudUser(json: json))
+        case "playlist": return .playlist(try SoundCloudPlaylist(json: json))
         case let kind?: return .other(kind: kind, json: json)
-        case nil: throw .invalidResponse(reason: "the resolved resource has no kind", status: 200)
+        case nil: throw .invalidResponse(reason: "the resolved resource has neither a kind nor a urn", status: 200)
         }
     }
 

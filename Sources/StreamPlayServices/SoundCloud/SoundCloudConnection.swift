@@ -1,4 +1,5 @@
-/// One of the user's connections to a social network (`GET /me/connections`).
+/// Legacy: one of the user's connections to a social network (`GET /me/connections`, from the
+/// 2012 API; today's OpenAPI no longer lists it).
 public struct SoundCloudConnection: Sendable, Equatable, Identifiable {
     /// The connection's id, as `SoundCloudSharingTargets.connections` takes it.
     public var id: Int

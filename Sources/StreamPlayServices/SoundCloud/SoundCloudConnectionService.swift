@@ -1,4 +1,5 @@
-/// A social network a SoundCloud connection posts to (`twitter`, `facebook_profile`, ...).
+/// Legacy: a social network a SoundCloud connection posts to (`twitter`, `facebook_profile`,
+/// ...), from the 2012 API; today's OpenAPI no longer lists connections.
 public struct SoundCloudConnectionService: RawRepresentable, Sendable, Hashable, ExpressibleByStringLiteral,
     CustomStringConvertible {
     /// The service's name as the API writes it.

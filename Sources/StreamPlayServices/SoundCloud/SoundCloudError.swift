@@ -20,9 +20,22 @@ public enum SoundCloudError: Error, Sendable, Equatable, CustomStringConvertible
     /// The track streams only in formats this engine cannot decode yet (AAC HLS); StreamPlay
     /// plays MP3 only.
     case notPlayableYet(title: String, renditions: [String])
-    /// Only a preview (a 30 s clip) of the track can be streamed; pass `allowPreview: true` to
-    /// take it.
+    /// Only a preview (a 30 s clip) of the track can be streamed: its `access` is `preview`, or
+    /// every full-track rendition turned out to serve a snippet (a `/preview/` path on the CDN,
+    /// an HLS playlist far shorter than the track). Pass `allowPreview: true` to take it,
+    /// flagged as a preview.
     case previewOnly(title: String)
+    /// The track's `access` is `blocked`: SoundCloud shows its metadata but streams nothing of
+    /// it to this user or app (region, rights, the uploader's settings).
+    case blocked(title: String)
+    /// The track streams only with DRM (`ctr-encrypted-hls` Widevine, `cbc-encrypted-hls`
+    /// FairPlay, or an HLS playlist whose key method is `SAMPLE-AES`): no third-party player
+    /// can decrypt it.
+    case drmProtected(title: String, renditions: [String])
+    /// SoundCloud refused a legacy feature of the 2012 API that today's OpenAPI no longer lists
+    /// (connections to other networks, an upload's `post_to` or `shared_to`): the answer's
+    /// status (404, 410 or 400) and message.
+    case legacyFeatureUnavailable(feature: String, status: Int, message: String)
     /// The track has no stream at all (not streamable, no renditions, or each one refused).
     case noStream(title: String, reason: String)
     /// Signing in or renewing the session failed (``OAuth2Error/sessionExpired(description:)``
@@ -50,6 +63,12 @@ public enum SoundCloudError: Error, Sendable, Equatable, CustomStringConvertible
             "\"\(title)\" is not playable yet: SoundCloud streams it only as \(renditions.joined(separator: ", ")), "
                 + "and StreamPlay decodes MP3 only"
         case .previewOnly(let title): "only a preview of \"\(title)\" can be streamed (allow previews to play it)"
+        case .blocked(let title): "\"\(title)\" is blocked on SoundCloud for this account: no stream, metadata only"
+        case .drmProtected(let title, let renditions):
+            "\"\(title)\" streams only with DRM (\(renditions.joined(separator: ", "))), which StreamPlay cannot decrypt"
+        case .legacyFeatureUnavailable(let feature, let status, let message):
+            "SoundCloud no longer offers \(feature) (a legacy feature of the 2012 API, not in today's OpenAPI): HTTP \(status)"
+                + (message.isEmpty ? "" : ", \(message)")
         case .noStream(let title, let reason): "no stream for \"\(title)\": \(reason)"
         case .oauth(let error): "SoundCloud sign-in: \(error)"
         case .transport(let error): "SoundCloud request failed: \(error)"

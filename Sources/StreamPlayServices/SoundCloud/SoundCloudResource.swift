@@ -4,6 +4,8 @@ public enum SoundCloudResource: Sendable, Equatable {
     case track(SoundCloudTrack)
     /// A user's profile.
     case user(SoundCloudUser)
-    /// Another kind (a playlist, ...): its `kind` and the object as sent.
+    /// A playlist or album.
+    case playlist(SoundCloudPlaylist)
+    /// Another kind: its `kind` and the object as sent.
     case other(kind: String, json: JSON)
 }

@@ -1,4 +1,5 @@
-/// Where a public upload is announced, as the upload & share guide describes.
+/// Legacy: where a public upload is announced (`track[post_to]`), as the 2012 upload & share
+/// guide describes; today's OpenAPI no longer lists the field.
 public enum SoundCloudSharingTargets: Sendable, Equatable {
     /// The user's default settings on SoundCloud: connections with `post_publish` on (no
     /// `track[post_to]` field is sent).

@@ -9,14 +9,19 @@ import StreamPlay
 public struct SoundCloudStream: Sendable, Equatable, CustomStringConvertible {
     /// The signed CDN URL. Contains a signature: log it only through `RedactedURL`.
     public var url: String
-    /// Progressive (one MP3 file) or HLS (a playlist of MP3 segments).
+    /// Progressive (one file) or HLS (a playlist of segments).
     public var format: StreamFormat
-    /// The rendition chosen (`http_mp3_128`, `hls_mp3_128`, `preview_mp3_128`).
+    /// The rendition chosen (`hls_aac_160` once the engine plays AAC, `hls_mp3_128`,
+    /// `http_mp3_128`, `preview_mp3_128`).
     public var rendition: String
     /// When the signed URL stops working (its `Expires` parameter), if it says.
     public var expiresAt: Date?
     /// Whether this is a preview clip rather than the whole track.
     public var isPreview: Bool
+    /// Why it is taken for a preview (the `preview` access, the preview rendition, a
+    /// `/preview/` path on the CDN, a playlist far shorter than the track); nil for the whole
+    /// track.
+    public var previewReason: String?
     /// The track's URN.
     public var trackURN: String
     /// The track's title.
@@ -26,7 +31,8 @@ public struct SoundCloudStream: Sendable, Equatable, CustomStringConvertible {
 
     /// A stream.
     public init(url: String, format: StreamFormat, rendition: String, expiresAt: Date?, isPreview: Bool,
-                trackURN: String, title: String, duration: Double?) {
+                trackURN: String, title: String, duration: Double?, previewReason: String? = nil) {
+        self.previewReason = isPreview ? previewReason ?? "a preview rendition" : nil
         self.url = url
         self.format = format
         self.rendition = rendition
@@ -49,6 +55,15 @@ public struct SoundCloudStream: Sendable, Equatable, CustomStringConvertible {
         guard let text = fields.first(where: { $0.0 == "Expires" })?.1, let seconds = Double(text), seconds.isFinite,
               abs(seconds - Date().timeIntervalSince1970) <= plausibleExpiry else { return nil }
         return Date(timeIntervalSince1970: seconds)
+    }
+
+    /// Whether a signed CDN URL's path says it is a preview clip: a `preview` path segment
+    /// (`/preview/...`, as SoundCloud's CDN serves snippets) or a file named `preview...`.
+    public static func hasPreviewPath(_ url: String) -> Bool {
+        let path = url.prefix { $0 != "?" && $0 != "#" }
+        let afterScheme = path.range(of: "://").map { path[$0.upperBound...] } ?? path[...]
+        let segments = afterScheme.split(separator: "/").dropFirst().map { $0.lowercased() }
+        return segments.contains { $0 == "preview" || $0 == "previews" || $0.hasPrefix("preview.") }
     }
 
     /// Title, rendition and the URL without its signature.

@@ -1,10 +1,15 @@
-/// A SoundCloud track (`/tracks/ID`, `/resolve`, an upload's answer).
+/// A SoundCloud track (`/tracks/URN`, `/resolve`, an upload's answer), read as the OpenAPI's
+/// Track schema describes it: every member is optional there, and the track is identified by
+/// its `urn`. Members this type does not model are ignored (kept in ``json``); a member that is
+/// missing or `null` leaves its property nil (or at its default).
 public struct SoundCloudTrack: Sendable, Equatable {
-    /// The numeric id.
-    public var id: Int
-    /// The URN, `soundcloud:tracks:ID`.
+    /// The deprecated numeric id, when the answer still carries one (today's schema lists
+    /// only ``urn``).
+    public var id: Int?
+    /// The URN, `soundcloud:tracks:ID`: the answer's `urn`, or built from a numeric `id` when an
+    /// older answer has no `urn`.
     public var urn: String
-    /// The title.
+    /// The title; the URN when the answer has none (the schema does not require one).
     public var title: String
     /// The length in milliseconds, if known.
     public var durationMilliseconds: Int?
@@ -41,14 +46,16 @@ public struct SoundCloudTrack: Sendable, Equatable {
     public var isPreviewOnly: Bool { access == "preview" }
 
     /// A track read from its JSON.
-    /// - Throws: ``SoundCloudError/invalidResponse(reason:status:)`` without `id` or `title`.
+    /// - Throws: ``SoundCloudError/invalidResponse(reason:status:)`` for something that is not
+    ///   an object, or a track with neither a `urn` nor a numeric `id` (nothing to address it by).
     public init(json: JSON) throws(SoundCloudError) {
-        guard let id = json["id"]?.int, let title = json["title"]?.string else {
-            throw .invalidResponse(reason: "a track without id or title", status: 200)
+        guard json.object != nil else { throw .invalidResponse(reason: "a track that is not a JSON object", status: 200) }
+        id = json["id"]?.int
+        guard let urn = SoundCloudURN.identifier(of: json, kind: "tracks") else {
+            throw .invalidResponse(reason: "a track without urn (or numeric id)", status: 200)
         }
-        self.id = id
-        self.title = title
-        urn = json["urn"]?.string ?? "soundcloud:tracks:\(id)"
+        self.urn = urn
+        title = json["title"]?.string ?? urn
         durationMilliseconds = json["duration"]?.int
         access = json["access"]?.string
         permalinkURL = json["permalink_url"]?.string

@@ -39,6 +39,15 @@ public struct SoundCloudURN: Sendable, Hashable, CustomStringConvertible {
     /// A user's URN from `soundcloud:users:ID` or a numeric id.
     public static func user(_ text: String) -> SoundCloudURN? { SoundCloudURN(text, kind: "users") }
 
+    /// The identifier of an API object of `kind` (`tracks`, `users`, `playlists`): its `urn`
+    /// as sent, or, for an older answer without one, the URN of its numeric `id`; nil when it
+    /// has neither.
+    public static func identifier(of json: JSON, kind: String) -> String? {
+        if let urn = json["urn"]?.string?.trimmedWhitespace, !urn.isEmpty { return urn }
+        guard let id = json["id"]?.int, id >= 0 else { return nil }
+        return SoundCloudURN(kind: kind, id: String(id))?.description
+    }
+
     /// `soundcloud:KIND:ID`.
     public var description: String { "soundcloud:\(kind):\(id)" }
 }

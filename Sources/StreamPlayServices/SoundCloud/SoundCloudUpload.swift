@@ -18,9 +18,11 @@ public struct SoundCloudUpload: Sendable, Equatable {
     public var sharing: SoundCloudSharing
     /// Plain and machine tags (`track[tag_list]`).
     public var tags: [SoundCloudTag]
-    /// Which connections a public track is posted to (`track[post_to]`).
+    /// Legacy: which connections a public track is posted to (`track[post_to]`, from the 2012
+    /// upload & share guide; not in today's OpenAPI).
     public var sharingTargets: SoundCloudSharingTargets
-    /// E-mail addresses a private track is shared with (`track[shared_to][emails][][address]`).
+    /// Legacy: e-mail addresses a private track is shared with
+    /// (`track[shared_to][emails][][address]`, from the 2012 guide; not in today's OpenAPI).
     public var sharedToEmails: [String]
     /// `track[description]`.
     public var description: String?
@@ -64,6 +66,9 @@ public struct SoundCloudUpload: Sendable, Equatable {
         self.sharingTargets = sharingTargets
         self.sharedToEmails = sharedToEmails
     }
+
+    /// Whether the upload uses the legacy sharing fields (`track[post_to]`, `track[shared_to]`).
+    public var usesLegacySharing: Bool { sharingTargets != .defaults || !sharedToEmails.isEmpty }
 
     /// The multipart form of `POST /tracks`, with the field names of the API.
     /// - Throws: ``SoundCloudError/invalidRequest(reason:)`` for sharing that cannot work: posts
