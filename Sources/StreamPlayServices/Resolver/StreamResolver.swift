@@ -28,8 +28,10 @@ public struct StreamResolver: Sendable {
     }
 
     /// What `link` plays.
-    /// - Parameter allowPreview: accept a preview when that is all a service gives (SoundCloud
-    ///   preview-only tracks, Spotify tracks); otherwise that is a ``ResolverError/notPlayable(_:reason:)``.
+    /// - Parameters:
+    ///   - link: a service link (an https link of the service, or its URI scheme).
+    ///   - allowPreview: accept a preview when that is all a service gives (SoundCloud
+    ///     preview-only tracks, Spotify tracks); otherwise that is a ``ResolverError/notPlayable(_:reason:)``.
     public func resolve(_ link: String, allowPreview: Bool = true) async throws(ResolverError) -> ResolvedStream {
         let parsed = try ServiceLink(parsing: link)
         logger.debug("resolving", metadata: ["link": "\(parsed)"])

@@ -3,7 +3,9 @@ import StreamPlay
 extension SoundCloudClient {
     /// Uploads a track (`POST /tracks`, multipart) and returns it as created (its `state` is
     /// `processing` at first). Needs a user's token.
-    /// - Parameter progress: called with (bytes sent, bytes to send) while the file goes out.
+    /// - Parameters:
+    ///   - upload: the file and the track's fields.
+    ///   - progress: called with (bytes sent, bytes to send) while the file goes out.
     ///
     /// The sharing fields `track[post_to]` and `track[shared_to]` are legacy (the 2012 upload &
     /// share guide; not in today's OpenAPI): they are sent only when the upload asks for them.
@@ -50,7 +52,10 @@ extension SoundCloudClient {
     /// Legacy: starts a new connection (`POST /me/connections`) and returns the URL the user
     /// must open to connect the network; it ends at `redirectURI`, and the connection is listed
     /// from then on. From the 2012 API; today's OpenAPI no longer lists the endpoint.
-    /// - Parameter display: `touch` or `popup`, a hint for the network's login page.
+    /// - Parameters:
+    ///   - service: the network to connect.
+    ///   - redirectURI: where the network's login page sends the user back to.
+    ///   - display: `touch` or `popup`, a hint for the network's login page.
     /// - Throws: ``SoundCloudError/legacyFeatureUnavailable(feature:status:message:)`` when
     ///   SoundCloud answers 404, 410 or 400.
     public func createConnection(service: SoundCloudConnectionService, redirectURI: String,

@@ -28,8 +28,9 @@ extension SoundCloudClient {
     ///
     /// A rendition URL already on the CDN (off the API's origin) is played as it is, without
     /// the token.
-    /// - Parameter allowPreview: take a preview clip, flagged, when the whole track cannot be
-    ///   streamed.
+    /// - Parameters:
+    ///   - id: the track's URN (or its numeric id).
+    ///   - allowPreview: take a preview clip, flagged, when the whole track cannot be streamed.
     /// - Throws: ``SoundCloudError/blocked(title:)``, ``SoundCloudError/previewOnly(title:)``,
     ///   ``SoundCloudError/drmProtected(title:renditions:)``,
     ///   ``SoundCloudError/notPlayableYet(title:renditions:)`` when only renditions the engine

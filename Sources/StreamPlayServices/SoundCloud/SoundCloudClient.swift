@@ -39,6 +39,7 @@ public final class SoundCloudClient: Sendable {
     ///   - store: where the tokens are kept between runs.
     ///   - account: the name tokens are stored under.
     ///   - retryPolicy: how 429 and 5xx answers are retried.
+    ///   - logger: where requests and sign-ins are logged (never a token).
     public init(configuration: ServiceConfiguration, http: any HTTPTransport = CurlHTTPClient(),
                 store: (any TokenStore)? = nil, account: String = "soundcloud",
                 logger: Logger = Logger(label: "streamplay.soundcloud"),
@@ -56,6 +57,7 @@ public final class SoundCloudClient: Sendable {
     /// a handle to cancel or await it.
     ///
     /// - Parameters:
+    ///   - method: the HTTP method.
     ///   - resource: a path (`/me`, `tracks/soundcloud:tracks:123`) or a full URL on the API's
     ///     host (a full URL elsewhere is refused: it would receive the token).
     ///   - parameters: query parameters; for POST, PUT and PATCH without a `body`, the form body.
