@@ -29,15 +29,27 @@ struct QueueDriver {
         names.map { Queue.Entry(location: .file("/music/\($0).mp3")) }
     }
 
+    /// Runs `decide` and carries out a switch's second step where the player would: after the
+    /// actions before it.
     mutating func callAsFunction(_ decide: (inout Queue, Queue.SessionFactory) -> [Queue.Action]) -> [String] {
         var made: [FakeSession] = []
-        let actions = decide(&queue) { request in
+        let factory: Queue.SessionFactory = { request in
             let session = FakeSession(request)
             made.append(session)
             return session
         }
+        var pending = decide(&queue, factory)
+        var described: [String] = []
+        while !pending.isEmpty {
+            let action = pending.removeFirst()
+            if case .completeSwitch(let index, let startTime) = action {
+                pending = queue.completeSwitch(to: index, startTime: startTime, make: factory) + pending
+                continue
+            }
+            described.append(Self.describe(action))
+        }
         self.made += made
-        return actions.map(Self.describe)
+        return described
     }
 
     /// The session made for `name` last.
@@ -62,6 +74,7 @@ struct QueueDriver {
         case .send(.formatKnown): return "format"
         case .send(.durationKnown(let seconds)): return "duration \(seconds)"
         case .send(let event): return "event \(event)"
+        case .completeSwitch: return "complete switch"
         }
     }
 }

@@ -23,7 +23,8 @@ final class CurlEasy {
     }
 
     /// A handle from the settings' parts, for a client without a ``PlayerConfiguration``.
-    /// A header with an empty value is sent empty (`Name:`), not dropped.
+    /// A header with an empty value is given to libcurl as `Name:`, which removes a header
+    /// libcurl would add (`Expect`), rather than sending it empty.
     init?(url: String, maxRedirects: Int, caCertificatesPath: String?, userAgent: String, connectTimeout: Double,
           headers: [(String, String)]) {
         _ = CurlRequest.globalInit

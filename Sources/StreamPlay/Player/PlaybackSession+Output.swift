@@ -12,6 +12,13 @@ extension PlaybackSession {
                 wake.wait(timeout: 0.1)
             }
         }
+        // Activated and stopped at once: a stop that came first wins, before the sink is touched.
+        let stopped = commands.withEngineLock { commands -> Bool in
+            if commands.stopRequested { return true }
+            commands.claimedSink = true
+            return false
+        }
+        if stopped { return false }
         try sink.open(format: format)
         attached.store(true, ordering: .releasing)
         state.attached = true

@@ -34,6 +34,10 @@ final class PlaybackSession: QueueSession, @unchecked Sendable {
         var shownSeekTarget: Double?
         var paused = false
         var stopRequested = false
+        /// Set, under this lock, just before the session opens the sink: from then on a stop
+        /// must interrupt the sink, which the session may be blocked in. Taken under the same
+        /// lock as `stopRequested`, so a stop either sees it or is seen before the sink is opened.
+        var claimedSink = false
         /// The state last reported, before the pause overlay.
         var phase: PlayerState = .connecting
     }
@@ -166,9 +170,12 @@ final class PlaybackSession: QueueSession, @unchecked Sendable {
 
     /// Ends the play and waits for the engine threads to finish.
     func stop() {
-        commands.withEngineLock { $0.stopRequested = true }
+        let claimed = commands.withEngineLock { commands in
+            commands.stopRequested = true
+            return commands.claimedSink
+        }
         commandVersion.add(1, ordering: .releasing)
-        if ownsSink { sink.interrupt() }
+        if claimed && !handedOff.load(ordering: .acquiring) { sink.interrupt() }
         wake.signal()
         thread.withEngineLock { $0 }?.join()
     }
@@ -267,7 +274,9 @@ final class PlaybackSession: QueueSession, @unchecked Sendable {
         var seenVersion = -1
         var paused = false
         while true {
-            sink.clearInterrupt()
+            // A preloaded session waiting for its turn must not clear an interrupt meant for the
+            // session that writes into the shared sink.
+            if activated.load(ordering: .acquiring) && !handedOff.load(ordering: .acquiring) { sink.clearInterrupt() }
             var seek: Double?
             let version = commandVersion.load(ordering: .acquiring)
             if version != seenVersion {
@@ -368,7 +377,8 @@ final class PlaybackSession: QueueSession, @unchecked Sendable {
                         wake.wait(timeout: timeout)
                     }
                 case .finished?:
-                    if ring.available(generation: state.generation) > 0 { continue }
+                    // Bytes still held for the sniffer are judged (as a complete input) first.
+                    if ring.available(generation: state.generation) > 0 || state.sniffed?.isEmpty == false { continue }
                     guard decoder.format != nil else {
                         throw state.bytesFed == 0
                             ? .emptyStream(url: location.description)

@@ -298,6 +298,8 @@ public final class Player: Sendable {
             case .activate(let session): session.activate()
             case .closeSink: sink?.close()
             case .send(let event): hub.send(event)
+            case .completeSwitch(let index, let startTime):
+                run { $0.completeSwitch(to: index, startTime: startTime, make: $1) }
             }
         }
         return result

@@ -113,7 +113,8 @@ public struct PlayerError: Error, Sendable, Hashable, CustomStringConvertible {
         }
     }
 
-    /// The URL (redacted) or path the failure concerns, when it concerns one.
+    /// The place the failure concerns: a URL (redacted), a path, the host that did not resolve,
+    /// the scheme refused, or the text that is no location.
     public var url: String? {
         switch cause {
         case .connectionFailed(let url, _), .connectionLost(let url, _), .tlsFailure(let url, _),
@@ -123,8 +124,11 @@ public struct PlayerError: Error, Sendable, Hashable, CustomStringConvertible {
             url
         case .fileNotFound(let path), .fileUnreadable(let path, _):
             path
-        case .invalidLocation, .unsupportedScheme, .hostNotFound, .decodingFailed, .soundServerUnavailable,
-             .outputFailed, .seekNotSupported:
+        case .hostNotFound(let host):
+            host
+        case .invalidLocation(let text), .unsupportedScheme(let text):
+            text
+        case .decodingFailed, .soundServerUnavailable, .outputFailed, .seekNotSupported:
             nil
         }
     }

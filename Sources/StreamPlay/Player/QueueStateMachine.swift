@@ -52,6 +52,10 @@ struct QueueStateMachine<Session: QueueSession> {
         /// Close the sink: nothing plays any more.
         case closeSink
         case send(PlayerEvent)
+        /// The sessions stopped above are gone: now make the item at `index` current (through
+        /// ``completeSwitch(to:startTime:make:)``). Until then nothing new plays, and the
+        /// preloaded session's reports are still only kept.
+        case completeSwitch(index: Int, startTime: Double?)
     }
 
     /// The next item, opened ahead, and what it reported meanwhile.
@@ -241,8 +245,10 @@ struct QueueStateMachine<Session: QueueSession> {
 
     // MARK: Steps
 
-    /// Makes the item at `index` current and plays it: the preloaded session when it is that
-    /// item's and starts at its own start, a new one otherwise.
+    /// Switches to the item at `index`, by a command: first the sessions playing are stopped
+    /// (and the preloaded one, unless it is that item's and starts at its own start), then
+    /// ``completeSwitch(to:startTime:make:)`` plays it. Two steps, so that nothing new plays,
+    /// reports or touches the sink while the old sessions' threads are joined.
     private mutating func startItem(at index: Int, startTime: Double? = nil, make: SessionFactory) -> [Action] {
         let keep = preloaded.flatMap { startTime == nil && $0.itemID == items[index].id ? $0 : nil }
         let stale = preloaded.flatMap { $0.itemID == keep?.itemID ? nil : $0.session }
@@ -254,8 +260,21 @@ struct QueueStateMachine<Session: QueueSession> {
         currentID = makeSessionID()
         var actions: [Action] = stopping.map { .stop($0) }
         if !stopping.isEmpty { actions.append(.beginNewTrack) }
+        return actions + [.completeSwitch(index: index, startTime: startTime)]
+    }
+
+    /// The second step of a switch: the item at `index` plays, from the preloaded session when
+    /// it is that item's, from a new one otherwise.
+    mutating func completeSwitch(to index: Int, startTime: Double?, make: SessionFactory) -> [Action] {
+        guard items.indices.contains(index) else { return [] }
         currentIndex = index
         let item = items[index]
+        let keep = preloaded.flatMap { startTime == nil && $0.itemID == item.id ? $0 : nil }
+        var actions: [Action] = []
+        if let stale = preloaded, keep == nil {
+            actions.append(.stop(stale.session))
+            preloaded = nil
+        }
         if let keep {
             promote(keep)
             actions += [.applyVolume, .send(.currentItemChanged(index: index, item: item))]

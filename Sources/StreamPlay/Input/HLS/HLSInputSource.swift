@@ -299,7 +299,8 @@ final class HLSInputSource: InputSource, @unchecked Sendable {
             let error = request.error(for: code, url: url, configuration: configuration)
             let failure = request.interruption == .stalled
                 ? TransferEnd.Failure.stalled : TransferEnd.Failure(curlCode: code, status: request.statusCode)
-            let transferEnd = TransferEnd(failure: failure, error: error, offset: base + received - request.delivered,
+            // Offsets within the segment: a 416 ends it only when resuming inside it.
+            let transferEnd = TransferEnd(failure: failure, error: error, offset: received - request.delivered,
                                           delivered: request.delivered, retryAfter: nil, inputEstablished: true)
             switch planner.plan(after: transferEnd) {
             case .finished:
