@@ -4,6 +4,12 @@ import StreamPlayServices
 
 /// Pieces the fakes' token endpoints and API checks share.
 enum FakeOAuth {
+    /// The answer of a route whose fake was released: the transport outlived it. The fakes'
+    /// routes hold them weakly, since a fake owns its transport.
+    static func gone(_ request: RecordedRequest) -> HTTPResponse {
+        HTTPResponse(status: 503, headers: [:], body: Array("the fake behind this transport was released".utf8), url: request.url)
+    }
+
     /// How a token request named its client.
     struct ClientCredentials: Sendable {
         var id: String?

@@ -7,15 +7,25 @@ extension FakeSoundCloud {
     private static let errorLink = "https://developers.soundcloud.com/docs/api/explorer/open-api"
 
     func installRoutes() {
-        transport.route(.post, host: Self.authHost, path: "/oauth/token") { [self] request in tokenEndpoint(request) }
-        transport.route(.post, host: Self.authHost, path: "/sign-out") { [self] request in signOut(request) }
-        transport.route(host: Self.apiHost, pathPrefix: "/") { [self] request in
+        transport.route(.post, host: Self.authHost, path: "/oauth/token") { [weak self] request in
+            guard let self else { return FakeOAuth.gone(request) }
+            return self.tokenEndpoint(request)
+        }
+        transport.route(.post, host: Self.authHost, path: "/sign-out") { [weak self] request in
+            guard let self else { return FakeOAuth.gone(request) }
+            return self.signOut(request)
+        }
+        transport.route(host: Self.apiHost, pathPrefix: "/") { [weak self] request in
+            guard let self else { return FakeOAuth.gone(request) }
             switch authorize(request) {
             case .refused(let response): return response
             case .granted(let grant): return api(request, grant: grant)
             }
         }
-        transport.route(host: Self.cdnHost, pathPrefix: "/") { [self] request in cdn(request) }
+        transport.route(host: Self.cdnHost, pathPrefix: "/") { [weak self] request in
+            guard let self else { return FakeOAuth.gone(request) }
+            return self.cdn(request)
+        }
     }
 
     // MARK: Tokens

@@ -3,7 +3,8 @@ import StreamPlayServices
 
 extension FakeSpark {
     func installRoutes() {
-        transport.route(host: Self.apiHost, pathPrefix: "/") { [self] request in
+        transport.route(host: Self.apiHost, pathPrefix: "/") { [weak self] request in
+            guard let self else { return FakeOAuth.gone(request) }
             guard request.headers["X-SparkApi-User-Agent"] != nil else {
                 return Self.failure(400, 1016, "The X-SparkApi-User-Agent request header is required.", for: request)
             }

@@ -3,8 +3,12 @@ import StreamPlayServices
 
 extension FakeSpotify {
     func installRoutes() {
-        transport.route(.post, host: Self.accountsHost, path: "/api/token") { [self] request in tokenEndpoint(request) }
-        transport.route(host: Self.apiHost, pathPrefix: "/") { [self] request in
+        transport.route(.post, host: Self.accountsHost, path: "/api/token") { [weak self] request in
+            guard let self else { return FakeOAuth.gone(request) }
+            return self.tokenEndpoint(request)
+        }
+        transport.route(host: Self.apiHost, pathPrefix: "/") { [weak self] request in
+            guard let self else { return FakeOAuth.gone(request) }
             switch authorize(request) {
             case .refused(let response): return response
             case .granted(let grant): return api(request, grant: grant)
