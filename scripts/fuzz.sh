@@ -21,7 +21,7 @@ targets=(
 for entry in "${targets[@]}"; do
   read -r name sources <<<"$entry"
   # shellcheck disable=SC2086  # the source list is meant to split
-  swiftc -O -sanitize=fuzzer,address -parse-as-library $sources -o "$out/fuzz-$name" 2> "$out/fuzz-$name.build.log" || {
+  swiftc -O -sanitize=fuzzer,address -parse-as-library -package-name StreamPlay $sources -o "$out/fuzz-$name" 2> "$out/fuzz-$name.build.log" || {
     cat "$out/fuzz-$name.build.log" >&2
     exit 1
   }

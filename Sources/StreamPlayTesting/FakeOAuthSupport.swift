@@ -23,8 +23,8 @@ enum FakeOAuth {
            let data = Data(base64Encoded: encoded) {
             let pair = String(decoding: data, as: UTF8.self)
             let parts = pair.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false)
-            return ClientCredentials(id: URLParts.percentDecode(parts[0], plusIsSpace: true),
-                                     secret: parts.count > 1 ? URLParts.percentDecode(parts[1], plusIsSpace: true) : nil)
+            return ClientCredentials(id: FormEncoding.percentDecode(parts[0]),
+                                     secret: parts.count > 1 ? FormEncoding.percentDecode(parts[1]) : nil)
         }
         return ClientCredentials(id: fields["client_id"], secret: fields["client_secret"])
     }

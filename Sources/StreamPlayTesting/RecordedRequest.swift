@@ -77,7 +77,7 @@ public struct RecordedRequest: Sendable {
     /// The credentials after the Authorization header's scheme, if one was sent.
     public var authorizationCredentials: String? {
         guard let value = headers["Authorization"], let space = value.firstIndex(of: " ") else { return nil }
-        return String(value[value.index(after: space)...]).trimmingSpaces
+        return value[value.index(after: space)...].trimmingWhitespace()
     }
 }
 
@@ -110,52 +110,12 @@ struct URLParts: Sendable {
         let pathAndQuery = rest[authorityEnd...]
         let questionMark = pathAndQuery.firstIndex(of: "?")
         let rawPath = questionMark.map { pathAndQuery[..<$0] } ?? pathAndQuery
-        path = rawPath.isEmpty ? "/" : Self.percentDecode(rawPath, plusIsSpace: false)
+        path = rawPath.isEmpty ? "/" : FormEncoding.percentDecode(rawPath, plusIsSpace: false)
         query = questionMark.map { Self.decodeQuery(String(pathAndQuery[pathAndQuery.index(after: $0)...])) } ?? []
     }
 
     /// `name=value&...` decoded (`+` is a space).
     static func decodeQuery(_ text: String) -> [(name: String, value: String)] {
-        text.split(separator: "&", omittingEmptySubsequences: true).map { pair in
-            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-            return (percentDecode(parts[0], plusIsSpace: true),
-                    parts.count > 1 ? percentDecode(parts[1], plusIsSpace: true) : "")
-        }
-    }
-
-    /// `text` with `%XX` escapes decoded as UTF-8; a broken escape is kept as it is.
-    static func percentDecode(_ text: some StringProtocol, plusIsSpace: Bool) -> String {
-        var bytes: [UInt8] = []
-        var utf8 = Array(text.utf8)[...]
-        while let byte = utf8.popFirst() {
-            if byte == UInt8(ascii: "%"), utf8.count >= 2,
-               let high = hexValue(utf8[utf8.startIndex]), let low = hexValue(utf8[utf8.startIndex + 1]) {
-                bytes.append(high << 4 | low)
-                utf8 = utf8.dropFirst(2)
-            } else if byte == UInt8(ascii: "+"), plusIsSpace {
-                bytes.append(UInt8(ascii: " "))
-            } else {
-                bytes.append(byte)
-            }
-        }
-        return String(decoding: bytes, as: UTF8.self)
-    }
-
-    private static func hexValue(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
-        default: nil
-        }
-    }
-}
-
-extension String {
-    /// Without leading and trailing spaces and tabs.
-    var trimmingSpaces: String {
-        let isSpace: (Character) -> Bool = { $0 == " " || $0 == "\t" }
-        guard let first = firstIndex(where: { !isSpace($0) }), let last = lastIndex(where: { !isSpace($0) }) else { return "" }
-        return String(self[first...last])
+        FormEncoding.decode(text).map { (name: $0.0, value: $0.1) }
     }
 }

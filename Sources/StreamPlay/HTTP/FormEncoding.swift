@@ -35,8 +35,9 @@ public enum FormEncoding {
         }
     }
 
-    /// `text` with %XX escapes decoded and `+` read as a space.
-    public static func percentDecode(_ text: some StringProtocol) -> String {
+    /// `text` with %XX escapes decoded and, unless `plusIsSpace` is false (a URL's path),
+    /// `+` read as a space.
+    public static func percentDecode(_ text: some StringProtocol, plusIsSpace: Bool = true) -> String {
         var bytes: [UInt8] = []
         let utf8 = Array(text.utf8)
         var index = 0
@@ -48,7 +49,7 @@ public enum FormEncoding {
                 index += 3
                 continue
             }
-            bytes.append(byte == UInt8(ascii: "+") ? UInt8(ascii: " ") : byte)
+            bytes.append(byte == UInt8(ascii: "+") && plusIsSpace ? UInt8(ascii: " ") : byte)
             index += 1
         }
         return String(decoding: bytes, as: UTF8.self)

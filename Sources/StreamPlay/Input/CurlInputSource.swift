@@ -214,6 +214,7 @@ final class CurlInputSource: InputSource, @unchecked Sendable {
     private func transferEnd(for code: CURLcode, transfer: CurlTransfer) -> TransferEnd {
         if transfer.delivered > 0 {
             liveStream = transfer.info.isEndless
+            hasDelivered = true
         }
         guard code != CURLE_OK else {
             // A radio server that closes the stream has not reached an end: a live stream has none.
@@ -228,7 +229,7 @@ final class CurlInputSource: InputSource, @unchecked Sendable {
     }
 
     private func transferEnd(_ failure: TransferEnd.Failure, error: PlayerError, transfer: CurlTransfer) -> TransferEnd {
-        if transfer.delivered > 0 { hasDelivered = true }
+        if transfer.delivered > 0 { hasDelivered = true }  // a stall ends no curl transfer
         return TransferEnd(failure: failure, error: error, offset: transfer.offset, delivered: transfer.delivered,
                            retryAfter: transfer.retryAfter, inputEstablished: hasDelivered)
     }

@@ -269,12 +269,9 @@ struct QueueStateMachine<Session: QueueSession> {
         guard items.indices.contains(index) else { return [] }
         currentIndex = index
         let item = items[index]
-        let keep = preloaded.flatMap { startTime == nil && $0.itemID == item.id ? $0 : nil }
+        // The first step kept the preloaded session only when it is this item's, at its start.
+        let keep = preloaded
         var actions: [Action] = []
-        if let stale = preloaded, keep == nil {
-            actions.append(.stop(stale.session))
-            preloaded = nil
-        }
         if let keep {
             promote(keep)
             actions += [.applyVolume, .send(.currentItemChanged(index: index, item: item))]

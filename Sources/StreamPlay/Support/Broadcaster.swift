@@ -32,6 +32,7 @@ package final class Broadcaster<Value: Sendable>: Sendable {
         return stream
     }
 
+    /// Hands `value` to every current stream.
     package func send(_ value: Value) {
         listeners.withEngineLock { state in
             for continuation in state.all.values { continuation.yield(value) }

@@ -96,9 +96,11 @@ struct SegmentHeaderFilter {
     /// starts on a frame boundary, so one ADTS header there is enough.
     private static func foreignFormat(_ bytes: [UInt8]) -> String? {
         bytes.withUnsafeBytes { bytes in
-            if case .mp4? = MediaSignature.recognise(bytes) { return "fragmented MP4" }
-            if let signature = MediaSignature.recognise(bytes) { return signature.description }
-            return ADTSFrameHeader(bytes) != nil ? MediaSignature.adts.description : nil
+            switch MediaSignature.recognise(bytes) {
+            case .mp4?: "fragmented MP4"
+            case let signature?: signature.description
+            case nil: ADTSFrameHeader(bytes) != nil ? MediaSignature.adts.description : nil
+            }
         }
     }
 
