@@ -26,6 +26,12 @@ for entry in "${targets[@]}"; do
     exit 1
   }
   mkdir -p "$out/corpus-$name"
+  # libFuzzer exits non-zero on a missing corpus folder; git keeps no empty folders, so a
+  # target without committed seeds would look like a crash on a fresh clone.
+  if ! compgen -G "Fuzz/corpus/$name/*" > /dev/null; then
+    echo "fuzz.sh: no seed inputs in Fuzz/corpus/$name (commit at least one)" >&2
+    exit 1
+  fi
   echo "fuzz.sh: $name for $seconds s"
   # New inputs go to the first corpus folder (a build folder); the committed seeds are read only.
   "$out/fuzz-$name" -max_total_time="$seconds" -print_final_stats=1 -artifact_prefix="$out/crash-$name-" \
