@@ -46,6 +46,13 @@ let package = Package(
             pkgConfig: "libcrypto",
             providers: [.apt(["libssl-dev"])]
         ),
+        // FFmpeg's libavformat, libavcodec, libavutil and libswresample: every format besides
+        // MPEG audio. One pkg-config name brings the include path; the module map links all four.
+        .systemLibrary(
+            name: "CFFmpeg",
+            pkgConfig: "libavformat",
+            providers: [.apt(["libavformat-dev", "libavcodec-dev", "libavutil-dev", "libswresample-dev"])]
+        ),
         // curl_easy_setopt and curl_easy_getinfo are variadic: Swift cannot call them.
         .target(
             name: "CStreamPlayShim",
@@ -55,6 +62,7 @@ let package = Package(
             name: "StreamPlay",
             dependencies: [
                 "CMPG123",
+                "CFFmpeg",
                 "CPulse",
                 "CCurl",
                 "COpenSSL",

@@ -20,6 +20,7 @@ esac
 
 PACKAGES=(
   libmpg123-dev mpg123            # decoder library, and the reference decoder for tests
+  libavformat-dev libavcodec-dev libavutil-dev libswresample-dev  # FFmpeg: every other format
   libpulse-dev pulseaudio pulseaudio-utils  # sound server, null sink, pactl/paplay/parec
   libcurl4-openssl-dev            # HTTP(S) transport
   libssl-dev                      # libcrypto: AES-128 for encrypted HLS segments

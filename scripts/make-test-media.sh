@@ -141,9 +141,10 @@ python3 -c 'import random, sys; sys.stdout.buffer.write(random.Random(64).randby
 
 # --- Other formats -----------------------------------------------------------------------------
 
-# What listeners keep besides MP3, made by ffmpeg's own encoders: the MPEG-only engine refuses each
-# with unsupportedFormat naming it, never taking a false frame sync for MPEG audio, also when the
-# name says .mp3 (file names decide nothing).
+# What listeners keep besides MP3, made by ffmpeg's own encoders and played through FFmpeg's
+# libraries. The content decides, never the name: the .mp3-named copies are AAC. ffmpeg writes an
+# MP4's index (moov) after its media data unless told otherwise: tone.m4a is such a file, and
+# tone-faststart.m4a has its index first.
 mkdir -p "$out/formats"
 ff() { # OUT FFMPEG_OUTPUT_ARGS...
   local dst=$1
@@ -155,8 +156,23 @@ ff tone.aac -c:a aac -b:a 128k -f adts
 ff tone.flac -c:a flac
 ff tone.opus -c:a libopus -b:a 96k
 ff tone.ogg -c:a libvorbis -q:a 4
+ff tone-faststart.m4a -c:a aac -b:a 128k -movflags +faststart
+ffmpeg -nostdin -hide_banner -loglevel error -y -i "$wav/unique-48k-mono-6s.wav" -c:a flac "$out/formats/tone-48k-mono.flac"
 cp "$out/formats/tone.aac" "$out/formats/aac-named.mp3"
 cp "$out/formats/tone.m4a" "$out/formats/m4a-named.mp3"
+# Longer tracks, for seeks that need a Range request (their media outgrow a small ring).
+ffmpeg -nostdin -hide_banner -loglevel error -y -i "$wav/marker-noise-44k-stereo-30s.wav" -c:a flac "$out/formats/long.flac"
+ffmpeg -nostdin -hide_banner -loglevel error -y -i "$wav/marker-noise-44k-stereo-30s.wav" -c:a aac -b:a 128k "$out/formats/long.m4a"
+# An M4A cut short inside its index: a typed error, never a play that ends in success.
+head -c "$(($(stat -c %s "$out/formats/tone.m4a") - 600))" "$out/formats/tone.m4a" >"$out/formats/truncated.m4a"
+# Reference decodes by the ffmpeg program (s16, the stream's own rate and channels), beside each.
+for file in "$out"/formats/*; do
+  case $file in *.raw | *.info) continue ;; esac
+  [[ $(basename "$file") == truncated.m4a ]] && continue
+  ffmpeg -nostdin -hide_banner -loglevel error -y -i "$file" -f s16le -c:a pcm_s16le "$file.raw"
+  ffprobe -v error -select_streams a:0 -show_entries stream=sample_rate,channels -of default=noprint_wrappers=1 "$file" |
+    sed -e 's/^sample_rate=/rate=/' >"$file.info"
+done
 
 # --- Demo track ------------------------------------------------------------------------------
 

@@ -11,11 +11,12 @@ enum DecodeStep: Equatable {
     case finished
 }
 
-/// A decoder of one compressed format, fed bytes by the decoder thread and asked for PCM.
+/// A decoder, fed bytes by the decoder thread and asked for PCM.
 ///
-/// The decoder thread, the input sources, the ring and the sinks know only this protocol, so a
-/// second format (AAC for today's SoundCloud HLS) is one more conforming type. Every method is
-/// called on the decoder thread only.
+/// The decoder thread, the input sources, the ring and the sinks know only this protocol. Two
+/// decoders conform: ``MPG123Decoder`` for MPEG audio, and ``FFmpegDecoder`` for every other
+/// container and codec, which reads more input itself when it needs it (see
+/// ``DecoderInputPump``). Every method is called on the decoder thread only.
 protocol AudioDecoder: AnyObject {
     /// The PCM format of the audio decoded from here on, once the first frame was parsed.
     var format: AudioFormat? { get }
@@ -34,11 +35,17 @@ protocol AudioDecoder: AnyObject {
     func decode(into buffer: UnsafeMutableRawBufferPointer) throws(PlayerError) -> DecodeStep
     /// Tells the decoder the size of the whole input, for seeking and for a duration estimate.
     func setInputLength(_ bytes: Int)
+    /// Whether the decoder searches its input for frames: it then resynchronises after damage
+    /// when restarted past it, and must find a first frame within a bounded number of bytes.
+    /// A demuxer reading a container (an MP4's index may be large) does neither.
+    var searchesForFrames: Bool { get }
     /// Prepares to produce audio from `frame` on.
     /// - Returns: the frame audio will really start at, and the byte offset input must be fed
-    ///   from next; or `nil` when the decoder had to start over (the frame lies before a damaged
-    ///   stretch it restarted after): feed it from byte 0 and seek again once the format is known.
-    func seek(toFrame frame: Int) throws(PlayerError) -> (frame: Int, inputOffset: Int)?
+    ///   from next (`nil` when the decoder has already moved its input there through
+    ///   ``DecoderInputPump``); or `nil` when the decoder had to start over (the frame lies before
+    ///   a damaged stretch it restarted after): feed it from byte 0 and seek again once the
+    ///   format is known.
+    func seek(toFrame frame: Int) throws(PlayerError) -> (frame: Int, inputOffset: Int?)?
     /// The input byte offset the decoder has reached, counted from the start of the resource.
     var inputPosition: Int { get }
     /// Starts decoding afresh with the bytes fed from now on, at the next good frame: after a

@@ -133,7 +133,9 @@ final class MPG123Decoder: AudioDecoder {
         }
     }
 
-    func seek(toFrame frame: Int) throws(PlayerError) -> (frame: Int, inputOffset: Int)? {
+    var searchesForFrames: Bool { true }
+
+    func seek(toFrame frame: Int) throws(PlayerError) -> (frame: Int, inputOffset: Int?)? {
         guard frame >= frameOrigin else {
             // Before the damaged stretch this handle restarted after: start over.
             try reopen(byteOrigin: 0, frameOrigin: 0)

@@ -1,8 +1,13 @@
 // The decoder thread's bookkeeping for one play.
 
 extension PlaybackSession {
-    /// The decoder thread's own bookkeeping.
-    struct DecodeState {
+    /// The decoder thread's own bookkeeping, confined to it.
+    ///
+    /// A class, so that a decoder reading its input through ``InputPump`` and the decode loop
+    /// share one.
+    final class DecodeState {
+        /// Feeds a decoder that reads its input itself; made with the state, held by the loop.
+        weak var pump: InputPump?
         var generation = 1
         /// Absolute byte offset of the next ring byte of this generation.
         var inputPosition = 0

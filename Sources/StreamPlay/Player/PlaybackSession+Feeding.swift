@@ -11,18 +11,21 @@ extension PlaybackSession {
         do {
             step = try decoder.decode(into: pcm)
         } catch {
+            if error.code == .unsupportedFormat { throw error }
             if decoder.format == nil {
                 throw .notAudio(url: location.description, reason: "\(error)")
             }
+            guard decoder.searchesForFrames else { throw error }
             // Garbage mid-stream: decoding goes on after it, as a listener expects.
             guard state.recoveries < Self.recoveryLimit else { throw error }
             logger.debug("decoder resync after damage", metadata: ["error": "\(error)"])
             try recover(decoder, state: &state)
             return .needMore
         }
+        if let failure = state.pump?.failure { throw failure }
         // The decoder declares an end while input goes on: what follows was taken for another
         // stream (a false header in garbage). Decode on from the next good frame.
-        if step == .finished, input.control.outcome(of: state.generation) == nil || ring.available(generation: state.generation) > 0,
+        if step == .finished, decoder.searchesForFrames, input.control.outcome(of: state.generation) == nil || ring.available(generation: state.generation) > 0,
            state.recoveries < Self.recoveryLimit {
             try recover(decoder, state: &state)
             return .needMore
@@ -46,7 +49,7 @@ extension PlaybackSession {
     }
 
     /// Moves ring bytes into the decoder. Returns `false` when the ring had none.
-    func feed(_ decoder: any AudioDecoder, buffer: UnsafeMutableRawBufferPointer,
+    func feed(_ decoder: DecoderChoice, buffer: UnsafeMutableRawBufferPointer,
                       state: inout DecodeState) throws(PlayerError) -> Bool {
         if let skipTo = state.skipTo {
             let skipped = ring.skip(skipTo - state.inputPosition, generation: state.generation)
@@ -76,7 +79,7 @@ extension PlaybackSession {
         state.inputPosition += count
         state.bytesFed += count
         anchorTransfer(state: &state, delivered: true)
-        if decoder.format == nil, state.bytesFed > Self.sniffLimit {
+        if decoder.format == nil, decoder.searchesForFrames, state.bytesFed > Self.sniffLimit {
             throw .notAudio(url: location.description, reason: "no MPEG audio frame in the first \(state.bytesFed) bytes")
         }
         return true
@@ -85,7 +88,7 @@ extension PlaybackSession {
     /// Holds the input's first bytes until ``ContentSniffer`` tells what they are, then feeds
     /// them to the decoder, skips an ID3v2 tag in front, or refuses what it cannot play.
     /// - Returns: `false` when no bytes came and nothing was decided.
-    func sniff(_ bytes: UnsafeRawBufferPointer, decoder: any AudioDecoder,
+    func sniff(_ bytes: UnsafeRawBufferPointer, decoder: DecoderChoice,
                        state: inout DecodeState) throws(PlayerError) -> Bool {
         state.sniffed?.append(contentsOf: bytes)
         state.inputPosition += bytes.count
@@ -123,12 +126,23 @@ extension PlaybackSession {
             state.bytesFed += held.count
             return true
         case .decided(.foreign(let signature)):
-            throw .unsupportedFormat(url: location.description, format: signature.description)
+            // Every other container goes to FFmpeg, which reads on from the bytes held.
+            guard let pump = state.pump else {
+                throw .unsupportedFormat(url: location.description, format: signature.description)
+            }
+            let ffmpeg = FFmpegDecoder(container: signature, pump: pump)
+            try ffmpeg.restart(atByte: heldStart, frame: 0)
+            decoder.choose(ffmpeg)
+            logger.debug("decoder", metadata: ["container": "\(signature)", "location": "\(location)"])
+            state.sniffed = nil
+            try held.withPlayerBytes { bytes throws(PlayerError) in try decoder.feed(bytes) }
+            state.bytesFed += held.count
+            return true
         case .decided(.text(let marker)):
             throw .notAudio(url: location.description, reason: "the content is text (\(marker)…), not audio")
         case .needMore, .unrecognised:
             throw .notAudio(url: location.description,
-                            reason: "no MPEG audio frames and no known format in the first \(held.count) bytes")
+                            reason: "no MPEG audio frames and no known container in the first \(held.count) bytes")
         }
     }
 

@@ -17,7 +17,14 @@ extension PlaybackSession {
         }
         var frame = format.frames(forSeconds: target)
         if let total = decoder.totalFrames { frame = min(frame, max(total - 1, 0)) }
-        guard let (landed, offset) = try decoder.seek(toFrame: frame) else {
+        let seeked: (frame: Int, inputOffset: Int?)?
+        do {
+            seeked = try decoder.seek(toFrame: frame)
+        } catch where error.code == .seekNotSupported {
+            report(.seekRefused(error))
+            return
+        }
+        guard let (landed, inputOffset) = seeked else {
             // The decoder started over: from the beginning, then this seek again.
             if state.attached { sink.flush() }
             restartInput(at: 0, state: &state)
@@ -29,6 +36,11 @@ extension PlaybackSession {
             return
         }
         land(at: landed, format: format, state: &state)
+        // A decoder that reads its input itself has moved it already.
+        guard let offset = inputOffset else {
+            logger.debug("seek", metadata: ["target": "\(target)", "landed": "\(landed)"])
+            return
+        }
 
         let plan = SeekPlanner.bytePlan(offset: offset, inputPosition: state.inputPosition,
                                         buffered: ring.available(generation: state.generation),

@@ -268,7 +268,11 @@ final class PlaybackSession: QueueSession, @unchecked Sendable {
 
         let inputBuffer = UnsafeMutableRawBufferPointer.allocate(byteCount: MPG123Decoder.feedSize, alignment: 16)
         defer { inputBuffer.deallocate() }
-        let pcm = UnsafeMutableRawBufferPointer.allocate(byteCount: decoder.preferredBufferSize, alignment: 16)
+        let pump = InputPump(session: self, state: state, buffer: inputBuffer, decoder: decoder)
+        state.pump = pump
+        // Whatever the decoder chosen, its chunks fit (mpg123's are smaller than FFmpeg's).
+        let pcmSize = max(decoder.preferredBufferSize, FFmpegDecoder.bufferSize)
+        let pcm = UnsafeMutableRawBufferPointer.allocate(byteCount: pcmSize, alignment: 16)
         defer { pcm.deallocate() }
 
         var seenVersion = -1
@@ -360,29 +364,14 @@ final class PlaybackSession: QueueSession, @unchecked Sendable {
                 }
                 switch input.control.outcome(of: state.generation) {
                 case nil:
-                    // Starving: wake again before the sink's queue runs out, and pause it to
-                    // refill rather than let the sound server underflow again and again.
-                    var timeout = 0.5
-                    if let format = decoder.format, state.gate.isStarted, !state.gate.isRebuffering, sink.isRealTime, !isPaused {
-                        let spare = sink.latencyFrames - format.frames(forSeconds: OutputGate.underrunThreshold)
-                        let actions = state.gate.starving(spareFrames: spare, at: .now)
-                        if !actions.isEmpty {
-                            carryOut(actions)
-                            logger.debug("rebuffering", metadata: ["location": "\(location)"])
-                            continue
-                        }
-                        timeout = min(timeout, max(0.005, format.seconds(forFrames: spare)))
-                    }
-                    if !ring.announceConsumerWaiting(generation: state.generation) {
-                        wake.wait(timeout: timeout)
-                    }
+                    awaitInput(decoder: decoder, state: &state)
                 case .finished?:
                     // Bytes still held for the sniffer are judged (as a complete input) first.
                     if ring.available(generation: state.generation) > 0 || state.sniffed?.isEmpty == false { continue }
                     guard decoder.format != nil else {
                         throw state.bytesFed == 0
                             ? .emptyStream(url: location.description)
-                            : .notAudio(url: location.description, reason: "no MPEG audio frame found")
+                            : .notAudio(url: location.description, reason: "no audio frame found")
                     }
                     state.draining = true
                 case .failed(let error)?:
@@ -396,14 +385,36 @@ final class PlaybackSession: QueueSession, @unchecked Sendable {
                     }
                 }
             case .finished:
+                guard decoder.format != nil else {
+                    throw .notAudio(url: location.description, reason: "the stream ended before its first audio frame")
+                }
                 state.draining = true
             }
         }
     }
 
-    /// The decoder for this track. MPEG audio is the only format so far; a second one (AAC)
-    /// is chosen here, by content type or by sniffing, and nothing else changes.
-    func makeDecoder() throws(PlayerError) -> any AudioDecoder {
-        try MPG123Decoder()
+    /// No input is waiting and more will come: wakes again before the sink's queue runs out,
+    /// and pauses it to refill rather than let the sound server underflow again and again.
+    func awaitInput(decoder: any AudioDecoder, state: inout DecodeState) {
+        var timeout = 0.5
+        if let format = decoder.format, state.gate.isStarted, !state.gate.isRebuffering, sink.isRealTime, !isPaused {
+            let spare = sink.latencyFrames - format.frames(forSeconds: OutputGate.underrunThreshold)
+            let actions = state.gate.starving(spareFrames: spare, at: .now)
+            if !actions.isEmpty {
+                carryOut(actions)
+                logger.debug("rebuffering", metadata: ["location": "\(location)"])
+                return
+            }
+            timeout = min(timeout, max(0.005, format.seconds(forFrames: spare)))
+        }
+        if !ring.announceConsumerWaiting(generation: state.generation) {
+            wake.wait(timeout: timeout)
+        }
+    }
+
+    /// The decoder for this track: libmpg123 until the sniffer sees another container (see
+    /// ``sniff(_:decoder:state:)``).
+    func makeDecoder() throws(PlayerError) -> DecoderChoice {
+        DecoderChoice(try MPG123Decoder())
     }
 }

@@ -173,14 +173,14 @@ public struct PlayerError: Error, Sendable, Hashable, CustomStringConvertible {
         case .fileNotFound(let path): "no such file: \(path)"
         case .fileUnreadable(let path, let reason): "cannot read \(path): \(reason)"
         case .emptyStream(let url): "\(url) is empty"
-        case .notAudio(let url, let reason): "\(url) is not MPEG audio: \(reason)"
+        case .notAudio(let url, let reason): "\(url) is not audio StreamPlay can play: \(reason)"
         case .decodingFailed(let reason): "decoding failed: \(reason)"
         case .soundServerUnavailable(let reason): "sound server unavailable: \(reason)"
         case .outputFailed(let reason): "output failed: \(reason)"
         case .seekNotSupported(let reason): "cannot seek: \(reason)"
         case .invalidPlaylist(let url, let reason): "invalid playlist \(url): \(reason)"
         case .unsupportedFormat(let url, let format):
-            "\(url) is \(format), which StreamPlay cannot play yet (only MP3 and MP2)"
+            "\(url) is \(format), which StreamPlay cannot play"
         }
     }
 }

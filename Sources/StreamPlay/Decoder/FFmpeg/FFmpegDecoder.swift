@@ -1,0 +1,398 @@
+import CFFmpeg
+
+/// Every format besides MPEG audio, through FFmpeg's libraries: libavformat demuxes what the
+/// session feeds (see ``AVIOBridge``), libavcodec decodes, and libswresample converts the
+/// decoder's sample format (often planar float) to the interleaved signed 16-bit the sinks take.
+///
+/// libswresample never changes the rate or the channel layout: the sound server resamples, once,
+/// and a lossy stream's float samples are rounded once, to 16 bits. The output format follows
+/// the decoded frames, not the container's header (HE-AAC doubles its header's rate), and a
+/// change mid-stream (a chained Ogg) is reported as a new format.
+///
+/// All of it, the FFmpeg handles included, is confined to the decoder thread.
+final class FFmpegDecoder: AudioDecoder {
+    /// The container the sniffer recognised; it picks the demuxer, so nothing is probed twice
+    /// and a file's name decides nothing.
+    let container: MediaSignature
+    private let io: AVIOBridge
+    private var formatContext: UnsafeMutablePointer<AVFormatContext>?
+    private var codecContext: UnsafeMutablePointer<AVCodecContext>?
+    private var converter: OpaquePointer?
+    private var packet: UnsafeMutablePointer<AVPacket>?
+    private var frame: UnsafeMutablePointer<AVFrame>?
+    private var streamIndex: Int32 = -1
+    private var stage = Stage.closed
+    /// A frame decoded under a new format, waiting until the session has taken the format.
+    private var heldFrame = false
+    private(set) var format: AudioFormat?
+    /// The converter's input side, to tell a new format from the frames'.
+    private var sourceLayout: (rate: Int32, format: Int32, channels: Int32)?
+    /// The track frame the next audio written stands for.
+    private var nextFrame = 0
+    /// After a seek: the next decoded frame's timestamp places the timeline, and audio before
+    /// this track frame is dropped.
+    private var seekTarget: Int?
+    /// Where the next stream starts once the current one is decoded to its end.
+    private var pendingRestart: (byteOffset: Int, frame: Int)?
+    /// Whether the session is inside a read of ours (the demuxer asked for input).
+    private var reading = false
+    private var damagedPackets = 0
+    private var inputLength: Int?
+
+    private enum Stage { case closed, decoding, draining, ended }
+
+    /// Damaged packets in a row before the play fails (a few are skipped, as players do).
+    private static let damageLimit = 32
+    /// Audio decoded before a seek target and dropped, so that codecs with overlapping frames
+    /// (AAC, Vorbis, Opus) have settled by the target.
+    private static let seekPreroll = 0.1
+
+    /// FFmpeg's own log would write to the listener's terminal; what matters of it comes back as
+    /// error codes, which the typed errors carry.
+    private static let logSilenced: Void = av_log_set_level(AV_LOG_QUIET)
+
+    init(container: MediaSignature, pump: any DecoderInputPump) {
+        _ = Self.logSilenced
+        self.container = container
+        io = AVIOBridge(pump: pump)
+        packet = av_packet_alloc()
+        frame = av_frame_alloc()
+    }
+
+    deinit {
+        closeStream()
+        av_packet_free(&packet)
+        av_frame_free(&frame)
+    }
+
+    /// 4096 stereo frames; a larger decoded frame (FLAC's blocks) is handed out in parts, which
+    /// the converter holds meanwhile.
+    static let bufferSize = 4096 * 2 * 2
+    var preferredBufferSize: Int { Self.bufferSize }
+    var searchesForFrames: Bool { false }
+
+    var totalFrames: Int? {
+        guard let format, let formatContext, streamIndex >= 0 else { return nil }
+        let stream = formatContext.pointee.streams[Int(streamIndex)]!.pointee
+        if stream.duration > 0 {
+            return Int(av_rescale_q(stream.duration, stream.time_base, AVRational(num: 1, den: Int32(format.sampleRate))))
+        }
+        let duration = formatContext.pointee.duration
+        guard duration > 0 else { return nil }
+        return Int(av_rescale(duration, Int64(format.sampleRate), Int64(AV_TIME_BASE)))
+    }
+
+    var bytesPerSecond: Int? {
+        guard let formatContext else { return nil }
+        if streamIndex >= 0, let parameters = formatContext.pointee.streams[Int(streamIndex)]?.pointee.codecpar,
+           parameters.pointee.bit_rate > 0 {
+            return Int(parameters.pointee.bit_rate / 8)
+        }
+        return formatContext.pointee.bit_rate > 0 ? Int(formatContext.pointee.bit_rate / 8) : nil
+    }
+
+    var samplesPerFrame: Int? {
+        guard let codecContext, codecContext.pointee.frame_size > 0 else { return nil }
+        return Int(codecContext.pointee.frame_size)
+    }
+
+    var inputPosition: Int { io.position }
+
+    func setInputLength(_ bytes: Int) { inputLength = bytes }
+
+    func feed(_ bytes: UnsafeRawBufferPointer) throws(PlayerError) {
+        io.append(bytes)
+    }
+
+    func restart(atByte byteOffset: Int, frame: Int) throws(PlayerError) {
+        if reading {
+            // The session's feeding reached a new stream while the demuxer reads the old one:
+            // it ends there, and the new one is opened once everything before is decoded.
+            io.endStreamHere()
+            pendingRestart = (byteOffset, frame)
+        } else {
+            closeStream()
+            io.reset(at: byteOffset)
+            nextFrame = frame
+            pendingRestart = nil
+        }
+    }
+
+    func decode(into buffer: UnsafeMutableRawBufferPointer) throws(PlayerError) -> DecodeStep {
+        while true {
+            switch stage {
+            case .closed:
+                guard try openStream() else { return .needMore }
+                stage = .decoding
+            case .decoding, .draining:
+                if let step = try convertHeldAudio(into: buffer) { return step }
+                guard let codecContext, let frame else { return .needMore }
+                let received = avcodec_receive_frame(codecContext, frame)
+                if received == 0 {
+                    if let step = try takeFrame(into: buffer) { return step }
+                    continue
+                }
+                if received == sp_averror_eof() {
+                    stage = .ended
+                    continue
+                }
+                guard received == sp_averror(EAGAIN) else { throw failure("decoding", received) }
+                if stage == .draining { stage = .ended; continue }
+                if let step = try readPacket() { return step }
+            case .ended:
+                if let restart = pendingRestart {
+                    pendingRestart = nil
+                    closeStream()
+                    io.reset(at: restart.byteOffset)
+                    nextFrame = restart.frame
+                    continue
+                }
+                // A failed input is the session's to report: it learns of it by asking for more.
+                return io.inputFailed ? .needMore : .finished
+            }
+        }
+    }
+
+    func seek(toFrame target: Int) throws(PlayerError) -> (frame: Int, inputOffset: Int?)? {
+        guard let formatContext, let codecContext, let format, streamIndex >= 0 else {
+            throw .seekNotSupported(reason: "the \(container) stream is not open yet")
+        }
+        let stream = formatContext.pointee.streams[Int(streamIndex)]!.pointee
+        let start = format.frames(forSeconds: max(format.seconds(forFrames: target) - Self.seekPreroll, 0))
+        var timestamp = av_rescale_q(Int64(start), AVRational(num: 1, den: Int32(format.sampleRate)), stream.time_base)
+        if stream.start_time != Int64(bitPattern: UInt64(0x8000000000000000)) { timestamp += stream.start_time }
+        io.clearInterrupt()
+        let result = avformat_seek_file(formatContext, streamIndex, Int64.min, timestamp, timestamp, 0)
+        if io.interrupted {
+            // A stop (or another seek) came while the demuxer searched: the session carries it out.
+            io.clearInterrupt()
+            return (target, nil)
+        }
+        guard result >= 0 else {
+            throw .seekNotSupported(reason: "the \(container) stream cannot seek: \(Self.describe(result))")
+        }
+        avcodec_flush_buffers(codecContext)
+        if let converter { swr_close(converter); swr_init(converter) }
+        heldFrame = false
+        stage = .decoding
+        seekTarget = target
+        return (target, nil)
+    }
+
+    // MARK: Opening
+
+    /// Opens the demuxer on the bytes fed and the decoder of its audio stream.
+    /// - Returns: `false` when a command interrupted the reading.
+    private func openStream() throws(PlayerError) -> Bool {
+        let avio = try io.open()
+        guard var context = avformat_alloc_context() else { throw .decodingFailed(reason: "out of memory") }
+        context.pointee.pb = avio
+        context.pointee.flags |= AVFMT_FLAG_CUSTOM_IO
+        let demuxer = av_find_input_format(container.demuxerName)
+        reading = true
+        defer { reading = false }
+        var pointer: UnsafeMutablePointer<AVFormatContext>? = context
+        let opened = avformat_open_input(&pointer, nil, demuxer, nil)
+        guard opened >= 0, let opened = pointer else {
+            // avformat_open_input frees the context on failure.
+            io.close()
+            if io.interrupted { io.clearInterrupt(); return false }
+            throw failure("reading the \(container) container", opened)
+        }
+        context = opened
+        formatContext = context
+        let found = avformat_find_stream_info(context, nil)
+        if found < 0 {
+            if io.interrupted { closeStream(); io.clearInterrupt(); return false }
+            throw failure("reading the \(container) container", found)
+        }
+        var codec: UnsafePointer<AVCodec>?
+        let index = av_find_best_stream(context, AVMEDIA_TYPE_AUDIO, -1, -1, &codec, 0)
+        guard index >= 0 else {
+            throw index == sp_averror_decoder_not_found()
+                ? .decodingFailed(reason: "no decoder for the audio in the \(container) container")
+                : .decodingFailed(reason: "the \(container) container has no audio stream")
+        }
+        streamIndex = index
+        for other in 0..<Int(context.pointee.nb_streams) where other != Int(index) {
+            context.pointee.streams[other]!.pointee.discard = AVDISCARD_ALL
+        }
+        let stream = context.pointee.streams[Int(index)]!
+        if Self.isEncrypted(stream) {
+            throw .decodingFailed(reason: "the \(container) audio is encrypted (DRM), which StreamPlay cannot play")
+        }
+        guard let codecContext = avcodec_alloc_context3(codec) else { throw .decodingFailed(reason: "out of memory") }
+        self.codecContext = codecContext
+        var status = avcodec_parameters_to_context(codecContext, stream.pointee.codecpar)
+        guard status >= 0 else { throw failure("setting up the decoder", status) }
+        codecContext.pointee.pkt_timebase = stream.pointee.time_base
+        status = avcodec_open2(codecContext, codec, nil)
+        guard status >= 0 else { throw failure("opening the \(String(cString: codec!.pointee.name)) decoder", status) }
+        damagedPackets = 0
+        return true
+    }
+
+    /// Whether the stream's samples are encrypted: an MP4 `enca` entry with protection data.
+    private static func isEncrypted(_ stream: UnsafeMutablePointer<AVStream>) -> Bool {
+        var size = 0
+        return av_stream_get_side_data(stream, AV_PKT_DATA_ENCRYPTION_INIT_INFO, &size) != nil
+    }
+
+    private func closeStream() {
+        if let converter = converter {
+            var pointer: OpaquePointer? = converter
+            swr_free(&pointer)
+            self.converter = nil
+        }
+        sourceLayout = nil
+        avcodec_free_context(&codecContext)
+        if formatContext != nil { avformat_close_input(&formatContext) }
+        io.close()
+        streamIndex = -1
+        heldFrame = false
+        stage = .closed
+    }
+
+    // MARK: Decoding
+
+    /// Reads the next packet of the audio stream and sends it to the decoder.
+    /// - Returns: a step for the session when the reading stopped (interrupted, input failed).
+    private func readPacket() throws(PlayerError) -> DecodeStep? {
+        guard let formatContext, let codecContext, let packet else { return .needMore }
+        reading = true
+        let result = av_read_frame(formatContext, packet)
+        reading = false
+        defer { av_packet_unref(packet) }
+        if result < 0 {
+            if io.interrupted {
+                io.clearInterrupt()
+                return .needMore
+            }
+            if result == sp_averror_eof() || io.inputEnded || io.inputFailed || io.streamEnd != nil {
+                avcodec_send_packet(codecContext, nil)
+                stage = .draining
+                return nil
+            }
+            damagedPackets += 1
+            if damagedPackets > Self.damageLimit { throw failure("reading the \(container) container", result) }
+            return nil
+        }
+        guard packet.pointee.stream_index == streamIndex else { return nil }
+        var size = 0
+        if av_packet_get_side_data(packet, AV_PKT_DATA_ENCRYPTION_INFO, &size) != nil {
+            throw .decodingFailed(reason: "the \(container) audio is encrypted (DRM), which StreamPlay cannot play")
+        }
+        let sent = avcodec_send_packet(codecContext, packet)
+        if sent < 0, sent != sp_averror(EAGAIN) {
+            // A damaged packet is skipped; many in a row are not audio at all.
+            damagedPackets += 1
+            if damagedPackets > Self.damageLimit || format == nil { throw failure("decoding", sent) }
+        } else {
+            damagedPackets = 0
+        }
+        return nil
+    }
+
+    /// Takes the frame just decoded: a new format is reported first; audio is converted.
+    private func takeFrame(into buffer: UnsafeMutableRawBufferPointer) throws(PlayerError) -> DecodeStep? {
+        guard let frame else { return nil }
+        let layout = (rate: frame.pointee.sample_rate, format: frame.pointee.format, channels: frame.pointee.ch_layout.nb_channels)
+        if sourceLayout.map({ $0 != layout }) ?? true {
+            try configureConverter(for: frame)
+            sourceLayout = layout
+            let newFormat = AudioFormat(sampleRate: Int(layout.rate), channels: Int(layout.channels))
+            if newFormat != format {
+                format = newFormat
+                heldFrame = true
+                return .formatChanged
+            }
+        }
+        heldFrame = true
+        return try convertHeldAudio(into: buffer)
+    }
+
+    /// Converts the held frame, or what the converter still holds of the last one.
+    private func convertHeldAudio(into buffer: UnsafeMutableRawBufferPointer) throws(PlayerError) -> DecodeStep? {
+        guard let converter, let format else { return nil }
+        let capacity = Int32(buffer.count / format.bytesPerFrame)
+        var output: UnsafeMutablePointer<UInt8>? = buffer.baseAddress?.assumingMemoryBound(to: UInt8.self)
+        let converted: Int32
+        if heldFrame, let frame {
+            heldFrame = false
+            placeTimeline(frame: frame, format: format)
+            converted = withUnsafeMutablePointer(to: &output) { output in
+                frame.pointee.extended_data.withMemoryRebound(to: UnsafePointer<UInt8>?.self, capacity: 8) { input in
+                    swr_convert(converter, output, capacity, input, frame.pointee.nb_samples)
+                }
+            }
+            av_frame_unref(frame)
+        } else if swr_get_out_samples(converter, 0) > 0 {
+            converted = withUnsafeMutablePointer(to: &output) { swr_convert(converter, $0, capacity, nil, 0) }
+        } else {
+            return nil
+        }
+        guard converted >= 0 else { throw failure("converting samples", converted) }
+        guard converted > 0 else { return nil }
+        let first = nextFrame
+        nextFrame += Int(converted)
+        return .audio(byteCount: Int(converted) * format.bytesPerFrame, firstFrame: first)
+    }
+
+    /// After a seek, the first frame's timestamp tells which track frame it starts at; audio
+    /// before the target is dropped by the converter.
+    private func placeTimeline(frame: UnsafeMutablePointer<AVFrame>, format: AudioFormat) {
+        guard let target = seekTarget, let formatContext else { return }
+        seekTarget = nil
+        let stream = formatContext.pointee.streams[Int(streamIndex)]!.pointee
+        let noTimestamp = Int64(bitPattern: UInt64(0x8000000000000000))
+        var timestamp = frame.pointee.best_effort_timestamp
+        guard timestamp != noTimestamp else { nextFrame = target; return }
+        if stream.start_time != noTimestamp { timestamp -= stream.start_time }
+        let landed = Int(av_rescale_q(timestamp, stream.time_base, AVRational(num: 1, den: Int32(format.sampleRate))))
+        nextFrame = landed
+        if target > landed, let converter {
+            swr_drop_output(converter, Int32(target - landed))
+            nextFrame = target
+        }
+    }
+
+    private func configureConverter(for frame: UnsafeMutablePointer<AVFrame>) throws(PlayerError) {
+        var converter = self.converter
+        let result = withUnsafeMutablePointer(to: &frame.pointee.ch_layout) { layout in
+            swr_alloc_set_opts2(&converter, layout, AV_SAMPLE_FMT_S16, frame.pointee.sample_rate,
+                                layout, AVSampleFormat(frame.pointee.format), frame.pointee.sample_rate, 0, nil)
+        }
+        self.converter = converter
+        guard result >= 0, let converter else { throw failure("setting up the sample converter", result) }
+        let initialised = swr_init(converter)
+        guard initialised >= 0 else { throw failure("setting up the sample converter", initialised) }
+    }
+
+    // MARK: Errors
+
+    private func failure(_ doing: String, _ code: Int32) -> PlayerError {
+        .decodingFailed(reason: "\(doing): \(Self.describe(code))")
+    }
+
+    static func describe(_ code: Int32) -> String {
+        var text = [CChar](repeating: 0, count: 128)
+        av_strerror(code, &text, text.count)
+        return String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+}
+
+extension MediaSignature {
+    /// The libavformat demuxer for this container.
+    var demuxerName: String {
+        switch self {
+        case .mp4: "mov"
+        case .adts: "aac"
+        case .ogg: "ogg"
+        case .flac: "flac"
+        case .mpegTS: "mpegts"
+        case .wav: "wav"
+        case .aiff: "aiff"
+        case .matroska: "matroska"
+        }
+    }
+}
