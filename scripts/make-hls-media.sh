@@ -312,7 +312,7 @@ lines.append("#EXT-X-ENDLIST")
 open(os.path.join(disc, "index.m3u8"), "w").write("\n".join(lines) + "\n")
 EOF
 
-# --- unsupported formats: AAC/ADTS, MPEG-TS, fMP4, TS disguised as .mp3 -----------------------
+# --- other segment formats: AAC/ADTS, MPEG-TS, fMP4, TS disguised as .mp3 ----------------------
 
 mkdir -p "$hls/aac" "$hls/ts" "$hls/fmp4" "$hls/disguised-ts"
 (cd "$hls/aac" && ff -i "$tmp/source.wav" -fflags +bitexact -c:a aac -b:a 128k -f segment \
@@ -332,6 +332,22 @@ sed 's/\.ts$/.mp3/' "$hls/ts/index.m3u8" >"$hls/disguised-ts/index.m3u8"
 for d in aac ts fmp4 disguised-ts; do
   [[ $(segments_of "$hls/$d/index.m3u8" | wc -l) -ge 2 ]] || die "$d: too few segments"
   grep -q '^#EXT-X-ENDLIST' "$hls/$d/index.m3u8" || die "$d/index.m3u8 has no ENDLIST"
+done
+# SAMPLE-AES with a FairPlay key: DRM, refused by name (the segments themselves are clear).
+mkdir -p "$hls/sample-aes"
+sed 's|^#EXT-X-MAP:|#EXT-X-KEY:METHOD=SAMPLE-AES,URI="skd://key-id",KEYFORMAT="com.apple.streamingkeydelivery",KEYFORMATVERSIONS="1"\n#EXT-X-MAP:|' \
+  "$hls/fmp4/index.m3u8" | sed 's|^seg|../fmp4/seg|; s|URI="init.mp4"|URI="../fmp4/init.mp4"|' >"$hls/sample-aes/index.m3u8"
+grep -q 'METHOD=SAMPLE-AES' "$hls/sample-aes/index.m3u8" || die "sample-aes playlist has no key"
+# References: the segments joined into one stream (fMP4 after its init segment), decoded by the
+# ffmpeg program: what a player that decodes across the joins without a reset must produce.
+for d in aac ts fmp4; do
+  {
+    [[ $d == fmp4 ]] && cat "$hls/fmp4/init.mp4"
+    while read -r name; do cat "$hls/$d/$name"; done < <(segments_of "$hls/$d/index.m3u8")
+  } >"$tmp/joined-$d"
+  ff -i "$tmp/joined-$d" -f s16le -c:a pcm_s16le "$hls/$d/stream.raw"
+  ffprobe -v error -select_streams a:0 -show_entries stream=sample_rate,channels -of default=noprint_wrappers=1 \
+    "$tmp/joined-$d" | sed -e 's/^sample_rate=/rate=/' >"$hls/$d/stream.info"
 done
 
 # --- live: 2 s segments for the fault server's /hls-live/ ---------------------------------------

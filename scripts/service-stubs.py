@@ -31,7 +31,7 @@ Options
   --preview-file NAME  SoundCloud and Spotify previews (default cbr-44k-stereo-short.mp3; the
                      track file when missing)
   --hls-dir DIR      SoundCloud MP3 HLS: DIR/index.m3u8 + its segments (default hls/vod)
-  --aac-hls-dir DIR  SoundCloud AAC HLS (default hls/aac)
+  --aac-hls-dir DIR  SoundCloud AAC HLS (default hls/fmp4: fragmented MP4 with EXT-X-MAP, as SoundCloud's)
   --urls-file FILE   written atomically (temp file + rename) once every port listens, last:
                      JSON {"control": URL, "soundcloud": {"auth", "authorize_url", "token_url",
                      "api_url", "cdn_url", "client_id", "client_secret"}, "spotify": {"accounts",
@@ -2634,6 +2634,15 @@ class Handler(BaseHTTPRequestHandler):
         for line in lines:
             if line and not line.startswith("#"):
                 out.append(st.signed_url(cdn, "/media/%d/%s/%s" % (tid, seg, line.strip())))
+            elif line.startswith("#EXT-X-MAP:"):
+                # The fMP4 init segment is a CDN object like the segments: signed the same way.
+                out.append(
+                    re.sub(
+                        r'URI="([^"]+)"',
+                        lambda m: 'URI="%s"' % st.signed_url(cdn, "/media/%d/%s/%s" % (tid, seg, m.group(1))),
+                        line,
+                    )
+                )
             else:
                 out.append(line)
         body = ("\n".join(out) + "\n").encode()
@@ -3845,7 +3854,7 @@ def main():
     )
     p.add_argument("--hls-dir", default="hls/vod", help="media dir with index.m3u8 + MP3 segments")
     p.add_argument(
-        "--aac-hls-dir", default="hls/aac", help="media dir with index.m3u8 + AAC segments"
+        "--aac-hls-dir", default="hls/fmp4", help="media dir with index.m3u8 + AAC segments (fMP4, as SoundCloud's)"
     )
     args = p.parse_args()
 

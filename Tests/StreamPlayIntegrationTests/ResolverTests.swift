@@ -32,6 +32,7 @@ struct ResolverTests {
     @Test("A SoundCloud page without MP3 HLS resolves to its signed progressive MP3, which plays exactly")
     func soundCloudPage() async throws {
         let resolver = StreamResolver(soundCloud: try Self.soundCloud())
+        try await ServiceStubs.fail(.soundcloud, status: 404, count: 1, path: "/tracks/soundcloud:tracks:1001/streams/hls_aac_160")
         try await ServiceStubs.fail(.soundcloud, status: 404, count: 1, path: "/tracks/soundcloud:tracks:1001/streams/hls_mp3_128")
         let resolved = try await resolver.resolve("https://soundcloud.com/stub-artist/full-track")
         #expect(resolved.service == .soundcloud)
@@ -50,6 +51,7 @@ struct ResolverTests {
     @Test("A signed URL that expired before playback starts is renewed through the refresher")
     func expiredBeforePlay() async throws {
         let resolved = try await Self.resolveThenExpire {
+            try await ServiceStubs.fail(.soundcloud, status: 404, path: "/tracks/soundcloud:tracks:2000101/streams/hls_aac_160")
             try await ServiceStubs.fail(.soundcloud, status: 404, path: "/tracks/soundcloud:tracks:2000101/streams/hls_mp3_128")
             return try await StreamResolver(soundCloud: try Self.soundCloud()).resolve("soundcloud:tracks:2000101")
         }
@@ -61,15 +63,16 @@ struct ResolverTests {
         #expect(cdn.first == 403 && cdn.dropFirst().contains(200), "the expired URL was refused, the fresh one served: \(cdn)")
     }
 
-    @Test("While AAC HLS is not playable, the MP3 HLS rendition is chosen and plays")
+    @Test("The AAC HLS rendition (fragmented MP4, as SoundCloud's) is chosen first and plays the whole track exactly")
     func hlsRendition() async throws {
         let resolver = StreamResolver(soundCloud: try Self.soundCloud())
         let resolved = try await resolver.resolve("https://soundcloud.com/stub-artist/synthetic-2000102")
         #expect(resolved.format == .hls)
         #expect(resolved.url.contains(".m3u8"))
+        #expect(resolved.url.contains("hls_aac_160"))
         let result = try await Self.play(resolved)
         #expect(result.state == .ended)
-        #expect(result.samples == (try ReferenceAudio("hls/source.mp3")).samples)
+        #expect(result.samples == (try ReferenceAudio("hls/fmp4/stream")).samples)
     }
 
     /// Resolves while the stand-in CDN signs URLs for 1 s, then waits until that signature has
@@ -92,8 +95,7 @@ struct ResolverTests {
         try SoundCloudTesting.entries(after: mark, host: "cdn").compactMap { $0["status"] as? Int }
     }
 
-    /// A synthetic track, which resolves to MP3 HLS (before the progressive MP3; AAC HLS is not
-    /// playable yet).
+    /// A synthetic track, which resolves to AAC HLS (first of its renditions).
     static func resolveHLS(_ id: Int) async throws -> ResolvedStream {
         let resolved = try await StreamResolver(soundCloud: try soundCloud()).resolve("soundcloud:tracks:\(id)")
         try #require(resolved.format == .hls)
@@ -106,7 +108,7 @@ struct ResolverTests {
         let mark = try ServiceStubs.logMark()
         let result = try await Self.play(resolved)
         #expect(result.state == .ended)
-        #expect(result.samples == (try ReferenceAudio("hls/source.mp3")).samples)
+        #expect(result.samples == (try ReferenceAudio("hls/fmp4/stream")).samples)
         let cdn = try Self.cdnStatuses(after: mark)
         #expect(cdn.first == 403 && cdn.dropFirst().allSatisfy { $0 == 200 }, "\(cdn)")
     }
@@ -115,12 +117,12 @@ struct ResolverTests {
     func hlsSegmentExpiresWhilePlaying() async throws {
         let resolved = try await Self.resolveHLS(2000104)
         // The CDN refuses the third segment once, as it does a URL whose signature expired.
-        let segment = "/media/2000104/hls_mp3_128/seg002"
+        let segment = "/media/2000104/hls_aac_160/seg002"
         try await ServiceStubs.fail(.soundcloud, host: "cdn", status: 403, path: segment)
         let mark = try ServiceStubs.logMark()
         let result = try await Self.play(resolved)
         #expect(result.state == .ended)
-        #expect(result.samples == (try ReferenceAudio("hls/source.mp3")).samples, "the audio goes on where it stopped")
+        #expect(result.samples == (try ReferenceAudio("hls/fmp4/stream")).samples, "the audio goes on where it stopped")
         let cdn = try ServiceStubs.log(after: mark).filter { $0["host"] as? String == "cdn" }
             .map { (path: ($0["path"] as? String) ?? "", status: ($0["status"] as? Int) ?? 0) }
         let refused = try #require(cdn.firstIndex { $0.path.hasPrefix(segment) && $0.status == 403 }, "\(cdn)")
@@ -130,16 +132,11 @@ struct ResolverTests {
                 "the playlist was signed again, then the segment fetched: \(cdn)")
     }
 
-    @Test("AAC-only tracks are not playable yet; preview-only tracks resolve to a preview, said so")
+    @Test("AAC-only tracks resolve to their AAC HLS; preview-only tracks resolve to a preview, said so")
     func notPlayable() async throws {
         let resolver = StreamResolver(soundCloud: try Self.soundCloud())
-        do {
-            _ = try await resolver.resolve("https://soundcloud.com/stub-artist/aac-only")
-            Issue.record("an AAC-only track resolved")
-        } catch {
-            guard case .notPlayable = error else { Issue.record("\(error)"); return }
-            #expect(error.description.contains("MP3"))
-        }
+        let aac = try await resolver.resolve("https://soundcloud.com/stub-artist/aac-only")
+        #expect(aac.format == .hls && !aac.isPreview && aac.url.contains("hls_aac_160"))
         let preview = try await resolver.resolve("soundcloud:tracks:1003")
         #expect(preview.isPreview)
         #expect(preview.description.contains("preview"))

@@ -112,6 +112,7 @@ struct ServiceCommandLineTests {
         let wav = TestEnvironment.temporaryPath("sc.wav")
         defer { try? FileManager.default.removeItem(atPath: wav) }
         // Without MP3 HLS, the progressive MP3 plays: the reference audio's file.
+        try await ServiceStubs.fail(.soundcloud, status: 404, count: 1, path: "/tracks/soundcloud:tracks:1001/streams/hls_aac_160")
         try await ServiceStubs.fail(.soundcloud, status: 404, count: 1, path: "/tracks/soundcloud:tracks:1001/streams/hls_mp3_128")
         let play = try await Self.run(["--quiet", "--output", "wav:\(wav)", "--length", "3", "soundcloud:tracks:1001"], home: home)
         #expect(play.status == 0, "\(play.stderr)")

@@ -305,13 +305,14 @@ struct SoundCloudTests {
 
     // MARK: Streams
 
-    @Test("stream of 1001 without MP3 HLS: progressive MP3, the signed CDN URL played without the OAuth header")
+    @Test("stream of 1001 without HLS: progressive MP3, the signed CDN URL played without the OAuth header")
     func progressiveStream() async throws {
         let client = try await SoundCloudTesting.appClient()
         let streams = try await client.streams(forTrack: "1001")
         #expect(streams.names == ["hls_aac_160", "hls_mp3_128", "http_mp3_128", "preview_mp3_128"])
-        #expect(streams.playableNames == ["hls_mp3_128", "http_mp3_128", "preview_mp3_128"], "AAC HLS is not playable yet")
-        // MP3 HLS comes before the deprecated progressive MP3: refused here, so that the progressive one is taken.
+        #expect(streams.playableNames == ["hls_aac_160", "hls_mp3_128", "http_mp3_128", "preview_mp3_128"])
+        // Both HLS renditions come before the deprecated progressive MP3: refused here, so that the progressive one is taken.
+        try await ServiceStubs.fail(.soundcloud, status: 404, count: 1, path: "/tracks/soundcloud:tracks:1001/streams/hls_aac_160")
         try await ServiceStubs.fail(.soundcloud, status: 404, count: 1, path: "/tracks/soundcloud:tracks:1001/streams/hls_mp3_128")
         let mark = try ServiceStubs.logMark()
         let stream = try await client.stream(forTrack: "1001")
@@ -336,13 +337,13 @@ struct SoundCloudTests {
         #expect(refused.status == 400)
     }
 
-    @Test("while the engine cannot play AAC HLS, the MP3 HLS rendition is chosen first, its playlist read without the token")
+    @Test("the AAC HLS rendition is chosen first, its playlist read without the token")
     func hlsFirst() async throws {
         let client = try await SoundCloudTesting.appClient()
         let track = SoundCloudTesting.syntheticTrack()
         let mark = try ServiceStubs.logMark()
         let stream = try await client.stream(forTrack: "soundcloud:tracks:\(track)")
-        #expect(stream.format == .hls && stream.rendition == "hls_mp3_128" && stream.title == "Synthetic Track \(track)")
+        #expect(stream.format == .hls && stream.rendition == "hls_aac_160" && stream.title == "Synthetic Track \(track)")
         #expect(!stream.isPreview && stream.duration != nil, "a playlist as long as the track is the whole track")
         let checked = try SoundCloudTesting.entries(after: mark, host: "cdn")
         #expect(checked.count == 1 && checked.allSatisfy { $0["auth"] is NSNull }, "the playlist check sent no token")
@@ -350,16 +351,12 @@ struct SoundCloudTests {
         #expect(playlist.status == 200 && playlist.text.hasPrefix("#EXTM3U"))
     }
 
-    @Test("an AAC-only track is not playable yet, and says StreamPlay decodes MP3 only")
+    @Test("an AAC-only track streams its AAC HLS rendition, whole")
     func aacOnly() async throws {
         let client = try await SoundCloudTesting.appClient()
-        let error = await Self.failure { try await client.stream(forTrack: "1002") }
-        guard case .notPlayableYet(let title, let renditions)? = error else {
-            Issue.record("expected notPlayableYet, got \(String(describing: error))")
-            return
-        }
-        #expect(title == "AAC Only" && renditions == ["hls_aac_160"])
-        #expect(error?.description.contains("MP3 only") == true)
+        let stream = try await client.stream(forTrack: "1002")
+        #expect(stream.rendition == "hls_aac_160" && stream.format == .hls && !stream.isPreview)
+        #expect(stream.title == "AAC Only")
     }
 
     @Test("a preview-only track is refused as a preview unless previews are allowed")
@@ -380,7 +377,8 @@ struct SoundCloudTests {
         try await ServiceStubs.configure(.soundcloud, ["cdn_expiry": 1])
         defer { Task { try? await ServiceStubs.configure(.soundcloud, ["cdn_expiry": 300]) } }
         let client = try await SoundCloudTesting.appClient()
-        // The progressive rendition (MP3 HLS refused), whose media answers Range with 206.
+        // The progressive rendition (both HLS renditions refused), whose media answers Range with 206.
+        try await ServiceStubs.fail(.soundcloud, status: 404, count: 1, path: "/tracks/soundcloud:tracks:1001/streams/hls_aac_160")
         try await ServiceStubs.fail(.soundcloud, status: 404, count: 1, path: "/tracks/soundcloud:tracks:1001/streams/hls_mp3_128")
         let stream = try await client.stream(forTrack: "1001")
         #expect(stream.rendition == "http_mp3_128")
@@ -537,7 +535,7 @@ struct SoundCloudTests {
         var descriptions = [stream.description, String(describing: second), client.configuration.description]
         for error in [await Self.failure({ try await client.track("999999") }),
                       await Self.failure({ try await client.request(.get, stream.url).response }),
-                      await Self.failure({ try await client.stream(forTrack: "1002") })] {
+                      await Self.failure({ try await client.track("999998") })] {
             descriptions.append(String(describing: try #require(error)))
         }
         try await ServiceStubs.revokeTokens(.soundcloud, kind: "all")
@@ -600,6 +598,7 @@ struct SoundCloudTests {
     @Test("a rendition URL already on the CDN is played as it is: no request, so no token")
     func renditionOnCDN() async throws {
         let client = try await SoundCloudTesting.appClient()
+        try await ServiceStubs.fail(.soundcloud, status: 404, count: 1, path: "/tracks/soundcloud:tracks:1001/streams/hls_aac_160")
         try await ServiceStubs.fail(.soundcloud, status: 404, count: 1, path: "/tracks/soundcloud:tracks:1001/streams/hls_mp3_128")
         let stream = try await client.stream(forTrack: "1001")
         let mark = try ServiceStubs.logMark()

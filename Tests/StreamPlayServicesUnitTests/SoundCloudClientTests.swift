@@ -114,18 +114,18 @@ struct SoundCloudClientTests {
         #expect(fake.transport.requests(toHost: FakeSoundCloud.apiHost).count == 1)
     }
 
-    @Test("the stream is the best rendition the engine plays (MP3 HLS while AAC is not playable), signed on the CDN; the OAuth header never reaches the CDN")
+    @Test("the stream is the best rendition the engine plays (AAC HLS first), signed on the CDN; the OAuth header never reaches the CDN")
     func streamChoiceAndCDN() async throws {
         let fake = FakeSoundCloud()
         let client = Self.client(fake)
         try await client.oauth.authenticateWithClientCredentials()
         let stream = try await client.stream(forTrack: "soundcloud:tracks:1001")
-        #expect(stream.rendition == "hls_mp3_128" && stream.format == .hls && !stream.isPreview && stream.previewReason == nil)
-        #expect(stream.url.hasPrefix("https://\(FakeSoundCloud.cdnHost)/media/1001/hls_mp3_128/"))
+        #expect(stream.rendition == "hls_aac_160" && stream.format == .hls && !stream.isPreview && stream.previewReason == nil)
+        #expect(stream.url.hasPrefix("https://\(FakeSoundCloud.cdnHost)/media/1001/hls_aac_160/"))
         #expect(stream.expiresAt != nil && stream.duration == 30)
         let paths = fake.transport.requests(toHost: FakeSoundCloud.apiHost).map(\.path)
         #expect(paths == ["/tracks/soundcloud:tracks:1001", "/tracks/soundcloud:tracks:1001/streams",
-                          "/tracks/soundcloud:tracks:1001/streams/hls_mp3_128"])
+                          "/tracks/soundcloud:tracks:1001/streams/hls_aac_160"])
         // The playlist was read (to tell a snippet from the track), without the header.
         let cdn = fake.transport.requests(toHost: FakeSoundCloud.cdnHost)
         #expect(cdn.count == 1 && cdn.allSatisfy { $0.headers["Authorization"] == nil })
@@ -137,20 +137,21 @@ struct SoundCloudClientTests {
         #expect(fake.transport.requests(toHost: FakeSoundCloud.cdnHost).filter { $0.headers["Authorization"] != nil }.count == 1)
     }
 
-    @Test("a rendition the API refuses is skipped for the next; AAC only is notPlayableYet; preview only needs allowPreview")
+    @Test("a rendition the API refuses is skipped for the next; AAC HLS comes first; preview only needs allowPreview")
     func streamFallbacks() async throws {
         let fake = FakeSoundCloud()
         fake.add(.init(id: 2000001, permalink: "hls-only", title: "HLS Only", renditions: ["hls_mp3_128", "hls_aac_160"]))
         let client = Self.client(fake)
         try await client.oauth.authenticateWithClientCredentials()
         fake.transport.failNext(status: 404, host: FakeSoundCloud.apiHost,
+                                pathPrefix: "/tracks/soundcloud:tracks:1001/streams/hls_aac_160")
+        fake.transport.failNext(status: 404, host: FakeSoundCloud.apiHost,
                                 pathPrefix: "/tracks/soundcloud:tracks:1001/streams/hls_mp3_128")
         let fallback = try await client.stream(forTrack: "1001")
         #expect(fallback.rendition == "http_mp3_128" && fallback.format == .progressive)
-        #expect(try await client.stream(forTrack: "2000001").rendition == "hls_mp3_128")
-        await #expect(throws: SoundCloudError.notPlayableYet(title: "AAC Only", renditions: ["hls_aac_160"])) {
-            try await client.stream(forTrack: "1002")
-        }
+        #expect(try await client.stream(forTrack: "2000001").rendition == "hls_aac_160")
+        let aacOnly = try await client.stream(forTrack: "1002")
+        #expect(aacOnly.rendition == "hls_aac_160" && aacOnly.format == .hls && !aacOnly.isPreview)
         await #expect(throws: SoundCloudError.previewOnly(title: "Preview Only")) {
             try await client.stream(forTrack: "1003")
         }
@@ -166,7 +167,7 @@ struct SoundCloudClientTests {
         try await client.oauth.authenticateWithClientCredentials()
         let stream = try await client.stream(forTrack: "1001")
         let renewed = try await client.refreshedStreamURL(forTrack: stream.trackURN, rendition: stream.rendition)
-        #expect(renewed != stream.url && renewed.hasPrefix("https://\(FakeSoundCloud.cdnHost)/media/1001/hls_mp3_128/"))
+        #expect(renewed != stream.url && renewed.hasPrefix("https://\(FakeSoundCloud.cdnHost)/media/1001/hls_aac_160/"))
     }
 
     @Test("/resolve's redirect is followed on the API host with the header")

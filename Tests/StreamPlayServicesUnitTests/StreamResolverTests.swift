@@ -12,9 +12,9 @@ struct StreamResolverTests {
         let client = SoundCloudClient(configuration: fake.configuration, http: fake.transport)
         let resolver = StreamResolver(soundCloud: client)
         let stream = try await resolver.resolve("https://soundcloud.com/stub-artist/full-track")
-        // AAC HLS is skipped while the engine cannot play it: MP3 HLS is next.
+        // AAC HLS comes first.
         #expect(stream.service == .soundcloud && stream.format == .hls && stream.title == "Full Track")
-        #expect(stream.url.hasPrefix("https://\(FakeSoundCloud.cdnHost)/media/1001/hls_mp3_128/playlist.m3u8?Expires="))
+        #expect(stream.url.hasPrefix("https://\(FakeSoundCloud.cdnHost)/media/1001/hls_aac_160/playlist.m3u8?Expires="))
         #expect(stream.duration == 30 && stream.isPreview == false)
         let refresher = try #require(stream.refresher)
         let renewed = try await refresher(stream.url)
@@ -27,17 +27,13 @@ struct StreamResolverTests {
         #expect(cdn.count == 2 && cdn.allSatisfy { $0.path.hasSuffix(".m3u8") && $0.headers["Authorization"] == nil })
     }
 
-    @Test("a SoundCloud URN resolves; an AAC-only track is not playable, with the reason")
+    @Test("a SoundCloud URN resolves; an AAC-only track resolves to its AAC HLS stream")
     func soundCloudURN() async throws {
         let fake = FakeSoundCloud()
         let resolver = StreamResolver(soundCloud: SoundCloudClient(configuration: fake.configuration, http: fake.transport))
         #expect(try await resolver.resolve("soundcloud:tracks:1003").isPreview)
-        await #expect {
-            try await resolver.resolve("soundcloud:tracks:1002")
-        } throws: { error in
-            guard case ResolverError.notPlayable(_, let reason) = error else { return false }
-            return reason.contains("hls_aac_160")
-        }
+        let aac = try await resolver.resolve("soundcloud:tracks:1002")
+        #expect(!aac.isPreview && aac.format == .hls, "\(aac)")
     }
 
     @Test("a Spotify track link becomes its preview MP3; a track without one is not playable")

@@ -62,7 +62,6 @@ struct HLSPlaylistTests {
         #expect(playlist.segments.map(\.sequence) == [0, 1, 2])
         #expect(playlist.segments.map(\.duration) == [10, 9.5, 4])
         #expect(playlist.segments.allSatisfy { $0.key == nil && $0.byteRange == nil && !$0.discontinuity })
-        #expect(HLSPlaylistParser.unsupportedSegmentFormat(of: playlist) == nil)
     }
 
     @Test("PLAYLIST-TYPE:VOD alone makes a playlist complete; EVENT does not")
@@ -191,7 +190,7 @@ struct HLSPlaylistTests {
         #expect(key.initializationVector(sequence: 256) == [UInt8](repeating: 0, count: 14) + [1, 0])
     }
 
-    @Test("SAMPLE-AES is recognised and refused")
+    @Test("SAMPLE-AES and FairPlay keys are refused as DRM, naming the scheme")
     func sampleAES() {
         let text = """
             #EXTM3U
@@ -200,7 +199,18 @@ struct HLSPlaylistTests {
             #EXTINF:10,
             a.aac
             """
-        #expect(Self.parseError(text) == .unsupportedFormat(url: "https://cdn.example/radio/audio/list.m3u8", format: "SAMPLE-AES encrypted segments"))
+        let error = Self.parseError(text)
+        #expect(error?.code == .drmProtected)
+        #expect(error?.format == "SAMPLE-AES with KEYFORMAT com.apple.streamingkeydelivery (FairPlay skd:// key)")
+        #expect(error?.url == "https://cdn.example/radio/audio/list.m3u8")
+        let cenc = """
+            #EXTM3U
+            #EXT-X-TARGETDURATION:10
+            #EXT-X-KEY:METHOD=SAMPLE-AES-CTR,URI="data:text/plain;base64,AAAA"
+            #EXTINF:10,
+            a.m4s
+            """
+        #expect(Self.parseError(cenc)?.format == "SAMPLE-AES-CTR")
     }
 
     @Test("a master playlist: quoted CODECS with commas, BANDWIDTH required")
@@ -231,7 +241,7 @@ struct HLSPlaylistTests {
         #expect(Self.isInvalid("#EXTM3U\n#EXT-X-STREAM-INF:CODECS=\"mp3\"\na.m3u8\n"))
     }
 
-    @Test("variant choice: the highest within the cap, the lowest above it, AAC skipped")
+    @Test("variant choice: the highest playable within the cap, the lowest above it, video-only and unknown codecs skipped")
     func variantChoice() {
         func variant(_ bandwidth: Int, _ codecs: [String] = []) -> HLSVariant {
             HLSVariant(url: "https://h.example/\(bandwidth).m3u8", bandwidth: bandwidth, averageBandwidth: nil, codecs: codecs)
@@ -241,11 +251,15 @@ struct HLSPlaylistTests {
         #expect(HLSVariantSelection.choose(from: mp3, maximumBandwidth: 200000) == mp3[1])
         #expect(HLSVariantSelection.choose(from: mp3, maximumBandwidth: 128000) == mp3[2])
         #expect(HLSVariantSelection.choose(from: mp3, maximumBandwidth: 1000) == mp3[0])
-        // A richer AAC variant is passed over for the MP3 one.
+        // AAC plays: the richer AAC variant wins over MP3.
         let mixed = [variant(64000, ["mp4a.69"]), variant(256000, ["mp4a.40.2"])]
-        #expect(HLSVariantSelection.choose(from: mixed, maximumBandwidth: nil) == mixed[0])
-        let aac = [variant(64000, ["mp4a.40.5"]), variant(128000, ["mp4a.40.2", "avc1.4d401e"])]
-        #expect(HLSVariantSelection.choose(from: aac, maximumBandwidth: nil) == nil)
+        #expect(HLSVariantSelection.choose(from: mixed, maximumBandwidth: nil) == mixed[1])
+        let aac = [variant(64000, ["mp4a.40.5"]), variant(128000, ["mp4a.40.2", "avc1.4d401e"]), variant(96000, ["Opus"])]
+        #expect(HLSVariantSelection.choose(from: aac, maximumBandwidth: nil) == aac[1])
+        #expect(HLSVariantSelection.choose(from: aac, maximumBandwidth: 100000) == aac[2])
+        // Video alone, or codecs no decoder here knows: nothing to play.
+        let foreign = [variant(500000, ["avc1.4d401e"]), variant(64000, ["dtsc"])]
+        #expect(HLSVariantSelection.choose(from: foreign, maximumBandwidth: nil) == nil)
         #expect(HLSVariantSelection.choose(from: [], maximumBandwidth: 1) == nil)
     }
 
@@ -322,24 +336,10 @@ struct HLSPlaylistTests {
         #expect(playlist.totalDuration == 25.5)
     }
 
-    @Test("segment formats StreamPlay cannot play are named")
-    func segmentFormats() throws {
-        func format(_ segment: String, tags: String = "") throws -> String? {
-            let playlist = try Self.media("#EXTM3U\n#EXT-X-TARGETDURATION:10\n\(tags)#EXTINF:10,\n\(segment)\n#EXT-X-ENDLIST\n")
-            return HLSPlaylistParser.unsupportedSegmentFormat(of: playlist)
-        }
-        #expect(try format("seg1.ts?x=a.mp3") == "MPEG-TS")
-        #expect(try format("https://cdn.example/a/seg1.TS") == "MPEG-TS")
-        #expect(try format("seg1.aac") == "AAC")
-        #expect(try format("seg1.adts") == "AAC")
-        #expect(try format("seg1.m4s") == "fragmented MP4")
-        #expect(try format("seg1.mp4") == "fragmented MP4")
-        #expect(try format("seg1.mp3") == nil)
-        #expect(try format("seg1.mp3?type=.ts") == nil)
-        #expect(try format("https://cdn.example/segment") == nil)
-        let map = try Self.media("#EXTM3U\n#EXT-X-TARGETDURATION:10\n#EXT-X-MAP:URI=\"init.mp4\"\n#EXTINF:10,\nseg1.mp3\n#EXT-X-ENDLIST\n")
-        #expect(map.segments[0].initializationMap == "https://cdn.example/radio/audio/init.mp4")
-        #expect(HLSPlaylistParser.unsupportedSegmentFormat(of: map) == "fragmented MP4 (EXT-X-MAP)")
+    @Test("EXT-X-MAP is resolved and carried by each segment it applies to")
+    func initializationMap() throws {
+        let map = try Self.media("#EXTM3U\n#EXT-X-TARGETDURATION:10\n#EXT-X-MAP:URI=\"init.mp4\"\n#EXTINF:10,\nseg1.m4s\n#EXTINF:10,\nseg2.m4s\n#EXT-X-ENDLIST\n")
+        #expect(map.segments.map(\.initializationMap) == Array(repeating: "https://cdn.example/radio/audio/init.mp4", count: 2))
     }
 
     @Test("RelativeLocation resolves as a browser would, and refuses other schemes")

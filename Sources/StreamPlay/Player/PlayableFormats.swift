@@ -22,19 +22,18 @@ public enum AudioDelivery: String, Sendable, Hashable, CaseIterable, CustomStrin
     public var description: String { rawValue }
 }
 
-/// What this engine can play today, for a service client choosing among a track's renditions.
+/// What this engine can play, for a service client choosing among a track's renditions.
 ///
-/// The answer is the decoder's: MPEG audio only, as one file or as HLS segments. AAC is not
-/// playable yet, neither as a file nor in HLS (fragmented MP4 with `EXT-X-MAP`, or ADTS
-/// segments): a client should skip an AAC rendition for an MP3 one while ``canPlay(_:delivery:)``
-/// says so, and take AAC first on its own once a release of the engine decodes it. Opus is not
-/// playable either.
+/// MPEG audio goes to libmpg123; AAC (ADTS, MP4, HLS in MPEG-TS or fragmented MP4 with
+/// `EXT-X-MAP`) and Opus go to FFmpeg's libraries. Every codec here plays in every delivery; a
+/// client asks rather than assumes, so that a codec added later (or one a build lacks) is
+/// chosen or skipped by this answer alone.
 public enum PlayableFormats {
     /// The codecs the engine decodes, whatever the delivery.
-    public static let decodedCodecs: Set<AudioCodec> = [.mp3]
+    public static let decodedCodecs: Set<AudioCodec> = [.mp3, .aac, .opus]
 
-    /// Whether the engine can play `codec` delivered as `delivery`: true for MP3, progressive
-    /// or in HLS; false for AAC (not playable yet, in a file or in HLS) and Opus.
+    /// Whether the engine can play `codec` delivered as `delivery`: MP3, AAC and Opus, as one
+    /// file or in HLS.
     public static func canPlay(_ codec: AudioCodec, delivery: AudioDelivery) -> Bool {
         switch delivery {
         case .progressive, .hls: decodedCodecs.contains(codec)
@@ -44,7 +43,7 @@ public enum PlayableFormats {
 
 extension Player {
     /// Whether this engine can play `codec` delivered as `delivery` (see
-    /// ``PlayableFormats/canPlay(_:delivery:)``): MP3 yes; AAC, in HLS or not, not yet.
+    /// ``PlayableFormats/canPlay(_:delivery:)``): MP3, AAC and Opus, as files or in HLS.
     public static func canPlay(_ codec: AudioCodec, delivery: AudioDelivery) -> Bool {
         PlayableFormats.canPlay(codec, delivery: delivery)
     }

@@ -12,6 +12,7 @@ extension PlaybackSession {
             step = try decoder.decode(into: pcm)
         } catch {
             if error.code == .unsupportedFormat { throw error }
+            if error.code == .drmProtected { throw .drmProtected(url: location.description, scheme: error.format ?? "") }
             if decoder.format == nil {
                 throw .notAudio(url: location.description, reason: "\(error)")
             }

@@ -93,22 +93,19 @@ extension PlaybackSession {
     }
 
     /// The media playlist to play for an HLS URL: the playlist itself, or the variant of a master
-    /// playlist chosen by bandwidth. Segments StreamPlay cannot decode are refused here.
+    /// playlist chosen by its codecs and bandwidth.
     func resolveHLS(url: String, text: String) throws(PlayerError) -> Source {
         var mediaURL = url
         var parsed = try HLSPlaylistParser.parse(text, url: url)
         if case .master(let variants) = parsed {
             guard let variant = HLSVariantSelection.choose(from: variants, maximumBandwidth: configuration.hlsMaximumBandwidth) else {
-                throw .unsupportedFormat(url: location.description, format: "AAC (the master playlist has no MP3 variant)")
+                throw .unsupportedFormat(url: location.description, format: "the master playlist has no audio variant StreamPlay decodes")
             }
             mediaURL = variant.url
             parsed = try HLSPlaylistParser.parse(String(decoding: try fetchText(mediaURL), as: UTF8.self), url: mediaURL)
         }
         guard case .media(let playlist) = parsed else {
             throw .invalidPlaylist(url: location.description, reason: "the chosen variant is a master playlist too")
-        }
-        if let format = HLSPlaylistParser.unsupportedSegmentFormat(of: playlist) {
-            throw .unsupportedFormat(url: location.description, format: format)
         }
         logger.debug("HLS", metadata: ["playlist": "\(RedactedURL.describe(mediaURL))",
                                        "segments": "\(playlist.segments.count)", "live": "\(!playlist.isComplete)"])

@@ -54,8 +54,11 @@ public struct PlayerError: Error, Sendable, Hashable, CustomStringConvertible {
         public static let seekNotSupported = Code("seekNotSupported")
         /// A playlist (HLS m3u8) is malformed or has nothing playable in it.
         public static let invalidPlaylist = Code("invalidPlaylist")
-        /// The media is in a format StreamPlay recognises but cannot play yet.
+        /// The media is in a format StreamPlay recognises but cannot play.
         public static let unsupportedFormat = Code("unsupportedFormat")
+        /// The audio is encrypted with DRM (HLS SAMPLE-AES, `skd://` FairPlay keys, MP4 `cenc`
+        /// or `cbcs` protection), which StreamPlay cannot decrypt; ``format`` names the scheme.
+        public static let drmProtected = Code("drmProtected")
     }
 
     private enum Cause: Sendable, Hashable {
@@ -79,6 +82,7 @@ public struct PlayerError: Error, Sendable, Hashable, CustomStringConvertible {
         case seekNotSupported(reason: String)
         case invalidPlaylist(url: String, reason: String)
         case unsupportedFormat(url: String, format: String)
+        case drmProtected(url: String, scheme: String)
     }
 
     private let cause: Cause
@@ -110,6 +114,7 @@ public struct PlayerError: Error, Sendable, Hashable, CustomStringConvertible {
         case .seekNotSupported: .seekNotSupported
         case .invalidPlaylist: .invalidPlaylist
         case .unsupportedFormat: .unsupportedFormat
+        case .drmProtected: .drmProtected
         }
     }
 
@@ -120,7 +125,7 @@ public struct PlayerError: Error, Sendable, Hashable, CustomStringConvertible {
         case .connectionFailed(let url, _), .connectionLost(let url, _), .tlsFailure(let url, _),
              .timedOut(let url, _), .httpStatus(_, let url), .tooManyRedirects(let url),
              .transferFailed(let url, _), .emptyStream(let url), .notAudio(let url, _),
-             .invalidPlaylist(let url, _), .unsupportedFormat(let url, _):
+             .invalidPlaylist(let url, _), .unsupportedFormat(let url, _), .drmProtected(let url, _):
             url
         case .fileNotFound(let path), .fileUnreadable(let path, _):
             path
@@ -154,7 +159,10 @@ public struct PlayerError: Error, Sendable, Hashable, CustomStringConvertible {
 
     /// The format recognised, for ``Code/unsupportedFormat`` ("MP4 (brand M4A)", "FLAC", ...).
     public var format: String? {
-        if case .unsupportedFormat(_, let format) = cause { format } else { nil }
+        switch cause {
+        case .unsupportedFormat(_, let format), .drmProtected(_, let format): format
+        default: nil
+        }
     }
 
     /// One line naming the cause and the place, fit for a terminal or a log.
@@ -181,6 +189,8 @@ public struct PlayerError: Error, Sendable, Hashable, CustomStringConvertible {
         case .invalidPlaylist(let url, let reason): "invalid playlist \(url): \(reason)"
         case .unsupportedFormat(let url, let format):
             "\(url) is \(format), which StreamPlay cannot play"
+        case .drmProtected(let url, let scheme):
+            "\(url) is encrypted with DRM (\(scheme)), which StreamPlay cannot decrypt"
         }
     }
 }
@@ -239,5 +249,9 @@ extension PlayerError {
     /// See ``Code/unsupportedFormat``.
     public static func unsupportedFormat(url: String, format: String) -> PlayerError {
         PlayerError(.unsupportedFormat(url: url, format: format))
+    }
+    /// See ``Code/drmProtected``.
+    public static func drmProtected(url: String, scheme: String) -> PlayerError {
+        PlayerError(.drmProtected(url: url, scheme: scheme))
     }
 }

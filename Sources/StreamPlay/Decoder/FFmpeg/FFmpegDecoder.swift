@@ -219,7 +219,7 @@ final class FFmpegDecoder: AudioDecoder {
         }
         let stream = context.pointee.streams[Int(index)]!
         if Self.isEncrypted(stream) {
-            throw .decodingFailed(reason: "the \(container) audio is encrypted (DRM), which StreamPlay cannot play")
+            throw .drmProtected(url: "", scheme: Self.commonEncryption)
         }
         guard let codecContext = avcodec_alloc_context3(codec) else { throw .decodingFailed(reason: "out of memory") }
         self.codecContext = codecContext
@@ -231,6 +231,9 @@ final class FFmpegDecoder: AudioDecoder {
         damagedPackets = 0
         return true
     }
+
+    /// The protection an encrypted MP4 track carries; the session names the URL.
+    static let commonEncryption = "MPEG Common Encryption (cenc/cbcs)"
 
     /// Whether the stream's samples are encrypted: an MP4 `enca` entry with protection data.
     private static func isEncrypted(_ stream: UnsafeMutablePointer<AVStream>) -> Bool {
@@ -280,7 +283,7 @@ final class FFmpegDecoder: AudioDecoder {
         guard packet.pointee.stream_index == streamIndex else { return nil }
         var size = 0
         if av_packet_get_side_data(packet, AV_PKT_DATA_ENCRYPTION_INFO, &size) != nil {
-            throw .decodingFailed(reason: "the \(container) audio is encrypted (DRM), which StreamPlay cannot play")
+            throw .drmProtected(url: "", scheme: Self.commonEncryption)
         }
         let sent = avcodec_send_packet(codecContext, packet)
         if sent < 0, sent != sp_averror(EAGAIN) {

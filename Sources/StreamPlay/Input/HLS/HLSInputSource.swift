@@ -4,8 +4,9 @@ import FoundationEssentials
 import Glibc
 #endif
 
-/// Reads an HLS media playlist's MP3 segments, one after another, into the ring on a dedicated
-/// thread, so that the decoder sees one continuous MP3 stream.
+/// Reads an HLS media playlist's segments (packed MP3 or AAC, MPEG-TS, fragmented MP4 after its
+/// EXT-X-MAP init segment), one after another, into the ring on a dedicated thread, so that the
+/// decoder sees one continuous stream.
 ///
 /// Byte offsets count the audio bytes written for a generation, from the segment it started at.
 /// Tags and header frames are stripped per segment (``SegmentHeaderFilter``), AES-128 segments
@@ -43,6 +44,8 @@ final class HLSInputSource: InputSource, @unchecked Sendable {
         /// Bytes below this offset are dropped (a restart at an offset, not at a segment).
         var skipTo: Int
         var isFirstSegment = true
+        /// The EXT-X-MAP init segment written last in this generation.
+        var writtenMap: String?
     }
 
     /// The playlist for a live stream starts this many segments from its end (RFC 8216 6.3.3
@@ -234,8 +237,24 @@ final class HLSInputSource: InputSource, @unchecked Sendable {
         } catch {
             return control.hasCommands(since: seenCommands) ? .interrupted : .failed(error)
         }
-        if segment.discontinuity && !job.isFirstSegment {
+        // A new init segment starts a new stream for the demuxer, as a discontinuity does.
+        let mapChanged = segment.initializationMap != nil && segment.initializationMap != job.writtenMap
+        if (segment.discontinuity || mapChanged) && !job.isFirstSegment {
             control.markDiscontinuity(at: job.position, generation: job.generation)
+        }
+        if let map = segment.initializationMap, mapChanged || segment.discontinuity {
+            // Fragmented MP4: the init segment (its moov) goes in front of the first fragment
+            // and again wherever the demuxer starts afresh.
+            let initialization: Data
+            do throws(PlayerError) {
+                initialization = try ResourceFetcher.fetch(map, configuration: configuration) { [control, seenCommands] in
+                    control.hasCommands(since: seenCommands)
+                }
+            } catch {
+                return control.hasCommands(since: seenCommands) ? .interrupted : .failed(error)
+            }
+            guard initialization.withUnsafeBytes({ write($0) }) else { return .interrupted }
+            self.job?.writtenMap = map
         }
         var filter = SegmentHeaderFilter(url: redacted)
         var plaintext: [UInt8] = []

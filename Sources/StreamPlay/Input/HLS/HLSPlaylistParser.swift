@@ -35,24 +35,6 @@ enum HLSPlaylistParser {
         return .media(try reader.playlist())
     }
 
-    /// The segment format a playlist declares or implies, when it is one StreamPlay cannot
-    /// play: "fragmented MP4 (EXT-X-MAP)", "MPEG-TS", "AAC", "fragmented MP4" (by extension),
-    /// or nil when the segments may be MP3/MP2.
-    static func unsupportedSegmentFormat(of playlist: HLSMediaPlaylist) -> String? {
-        if playlist.segments.contains(where: { $0.initializationMap != nil }) {
-            return "fragmented MP4 (EXT-X-MAP)"
-        }
-        for segment in playlist.segments {
-            switch pathExtension(of: segment.url) {
-            case "ts": return "MPEG-TS"
-            case "aac", "adts": return "AAC"
-            case "m4s", "mp4", "m4a", "cmfa": return "fragmented MP4"
-            default: continue
-            }
-        }
-        return nil
-    }
-
     /// The variants of a master playlist; those without a BANDWIDTH are skipped.
     private static func masterPlaylist(_ lines: [HLSNumberedLine], context: HLSParseContext) throws(PlayerError) -> [HLSVariant] {
         var variants: [HLSVariant] = []
@@ -98,20 +80,6 @@ enum HLSPlaylistParser {
     /// The codec strings of a CODECS attribute ("mp4a.40.2,avc1.4d401e").
     private static func codecList(_ value: String) -> [String] {
         value.split(separator: ",").map { $0.trimmingWhitespace() }.filter { !$0.isEmpty }
-    }
-
-    /// The lowercased extension of the last path component of `location` (query and fragment
-    /// of a URL ignored), or "" when it has none.
-    private static func pathExtension(of location: String) -> String {
-        var path = Substring(location)
-        if let schemeEnd = path.firstRange(of: "://") {
-            path = path[schemeEnd.upperBound...].prefix { $0 != "?" && $0 != "#" }
-            // The host name has dots too: only what follows it is the path.
-            path = path.firstIndex(of: "/").map { path[$0...] } ?? ""
-        }
-        let name = path.split(separator: "/").last ?? ""
-        guard let dot = name.lastIndex(of: ".") else { return "" }
-        return name[name.index(after: dot)...].lowercased()
     }
 
     /// A decimal-integer (RFC 8216 4.2): ASCII digits only, and small enough for an Int.
@@ -208,6 +176,11 @@ private struct HLSParseContext {
     /// unsupportedFormat for this playlist, its URL redacted.
     func unsupported(_ format: String) -> PlayerError {
         .unsupportedFormat(url: RedactedURL.describe(url), format: format)
+    }
+
+    /// drmProtected for this playlist, its URL redacted.
+    func drm(_ scheme: String) -> PlayerError {
+        .drmProtected(url: RedactedURL.describe(url), scheme: scheme)
     }
 
     /// `uri` (from line `line`) resolved against the playlist URL.
@@ -411,7 +384,9 @@ private struct HLSMediaPlaylistReader {
         case nil:
             throw context.invalid("line \(line): EXT-X-KEY without METHOD")
         case let method? where method.hasPrefix("SAMPLE-AES"):
-            throw context.unsupported("SAMPLE-AES encrypted segments")
+            let keyFormat = attributes["KEYFORMAT"].map { " with KEYFORMAT \($0)" } ?? ""
+            let fairPlay = attributes["URI"]?.lowercased().hasPrefix("skd://") == true ? " (FairPlay skd:// key)" : ""
+            throw context.drm("\(method)\(keyFormat)\(fairPlay)")
         default:
             throw context.unsupported("segments encrypted with an unknown EXT-X-KEY METHOD")
         }

@@ -1,12 +1,12 @@
-/// Removes what a packed-audio HLS segment carries in front of its MPEG frames, and recognises
-/// segments that are not MPEG audio at all.
+/// Removes what a packed-audio HLS segment carries in front of its frames.
 ///
 /// Segments are cut from one stream, but a segmenter may give each its own ID3v2 tag (HLS packed
 /// audio carries its timestamp in one) and its own Xing/Info frame. Fed to the decoder as one
 /// stream, a tag in the middle is junk and an Info frame is a frame of silence, a gap at every
 /// join: both are dropped here, so the decoder sees the frames alone. The Info frame also
 /// describes only its own segment, so even the first one would mislead the decoder about the
-/// stream's length.
+/// stream's length. Segments in a container (MPEG-TS, fragmented MP4) and ADTS frames pass as
+/// they are, but for a tag in front: their demuxer reads them as one stream.
 struct SegmentHeaderFilter {
     private enum Phase {
         /// Collecting the first bytes of the segment (or of what follows a tag) to decide.
@@ -61,15 +61,12 @@ struct SegmentHeaderFilter {
         return try decide(final: true, emit: emit)
     }
 
-    /// Judges the held bytes: a tag or header frame to skip, a foreign format to refuse, or frames.
+    /// Judges the held bytes: a tag or header frame to skip, or frames (or a container) to pass.
     private mutating func decide(final: Bool, emit: (UnsafeRawBufferPointer) -> Bool) throws(PlayerError) -> Bool {
         if let tagSize = head.withUnsafeBytes({ ContentSniffer.id3v2TagSize($0) }) {
             return try skip(tagSize, emit: emit, final: final)
         }
-        if let format = Self.foreignFormat(head) {
-            throw .unsupportedFormat(url: url, format: format)
-        }
-        if let frameSize = Self.headerFrameSize(head) {
+        if !Self.isContainerOrADTS(head), let frameSize = Self.headerFrameSize(head) {
             return try skip(frameSize, emit: emit, final: final)
         }
         phase = .passing
@@ -92,15 +89,12 @@ struct SegmentHeaderFilter {
         return try remainder.withPlayerBytes { bytes throws(PlayerError) in try process(bytes, emit: emit) }
     }
 
-    /// A container or codec StreamPlay cannot decode, recognised by its first bytes. A segment
-    /// starts on a frame boundary, so one ADTS header there is enough.
-    private static func foreignFormat(_ bytes: [UInt8]) -> String? {
+    /// Whether the segment is a container or ADTS AAC, recognised by its first bytes (a segment
+    /// starts on a frame boundary, so one ADTS header there is enough): no MPEG header frame to
+    /// look for.
+    private static func isContainerOrADTS(_ bytes: [UInt8]) -> Bool {
         bytes.withUnsafeBytes { bytes in
-            switch MediaSignature.recognise(bytes) {
-            case .mp4?: "fragmented MP4"
-            case let signature?: signature.description
-            case nil: ADTSFrameHeader(bytes) != nil ? MediaSignature.adts.description : nil
-            }
+            MediaSignature.recognise(bytes) != nil || ADTSFrameHeader(bytes) != nil
         }
     }
 

@@ -1,0 +1,138 @@
+import Foundation
+import Testing
+@testable import StreamPlay
+
+/// Every format besides MPEG audio plays through FFmpeg's libraries exactly as the ffmpeg
+/// program decodes it, whatever its name says, from a file and over HTTP; seeks land on the
+/// frame; an MP4 whose index follows its media is read with Range requests, not downloaded.
+@Suite("Formats through FFmpeg", .serialized, .needsTestServers)
+struct FormatTests {
+    static let files = [
+        "formats/tone.flac", "formats/tone-48k-mono.flac", "formats/tone.m4a", "formats/tone-faststart.m4a",
+        "formats/tone.aac", "formats/tone.ogg", "formats/tone.opus",
+        // Named .mp3, but AAC: the content decides.
+        "formats/aac-named.mp3", "formats/m4a-named.mp3",
+    ]
+
+    @Test("over HTTP, sample for sample as the ffmpeg program decodes it", arguments: files)
+    func overHTTP(file: String) async throws {
+        try await Self.expectExactPlay("\(try TestEnvironment.http())/\(file)", reference: file)
+    }
+
+    @Test("from a file, sample for sample as the ffmpeg program decodes it",
+          arguments: ["formats/tone.m4a", "formats/tone.opus", "formats/aac-named.mp3"])
+    func fromFile(file: String) async throws {
+        try await Self.expectExactPlay("\(try TestEnvironment.media())/\(file)", reference: file)
+    }
+
+    static func expectExactPlay(_ location: String, reference name: String) async throws {
+        let reference = try ReferenceAudio(name)
+        let (configuration, path) = wavConfiguration()
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let player = Player(configuration: configuration)
+        let events = EventLog(player)
+        player.play(location)
+        #expect(try await player.finish(within: 30) == .ended)
+        player.stop()
+        let output = try PCM.wavSamples(path: path)
+        #expect(output.sampleRate == reference.sampleRate && output.channels == reference.channels,
+                "\(name): \(output.sampleRate) Hz \(output.channels) ch, the reference \(reference.sampleRate) Hz \(reference.channels) ch")
+        #expect(output.samples.count == reference.samples.count, "\(name): \(output.samples.count) samples, the reference \(reference.samples.count)")
+        #expect(output.samples == reference.samples, "\(name): the audio differs from ffmpeg's decode")
+        let durations = events.all.compactMap { if case .durationKnown(let seconds) = $0 { seconds } else { nil } }
+        let duration = try #require(durations.last, "\(name): no duration reported")
+        #expect(abs(duration - Double(reference.frameCount) / Double(reference.sampleRate)) < 0.1, "\(name): duration \(duration)")
+    }
+
+    @Test("an M4A with its index after the media: the index by a Range request, then the media; no byte read twice beyond the index")
+    func indexAtTheEnd() async throws {
+        let file = "formats/long.m4a"
+        let reference = try ReferenceAudio(file)
+        var (configuration, path) = wavConfiguration()
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        // A ring far smaller than the media: reaching the index needs a Range request.
+        configuration.inputBufferCapacity = 64 * 1024
+        let player = Player(configuration: configuration)
+        let uri = "/\(file)?moov-\(UUID().uuidString.prefix(8))"
+        player.play("\(try TestEnvironment.http())\(uri)")
+        #expect(try await player.finish(within: 60) == .ended)
+        player.stop()
+        #expect(try PCM.wavSamples(path: path).samples == reference.samples)
+        let requests = try accessLogEntries(for: uri)
+        #expect(requests.contains { $0.status == 206 && $0.range != "bytes=0-" }, "no Range request for the index: \(requests)")
+        #expect(requests.count <= 4, "the file was read in \(requests.count) requests: \(requests)")
+    }
+
+    @Test("starting at a time, over HTTP with a small ring: lossless and Ogg formats to the sample",
+          arguments: ["formats/long.flac", "formats/tone.ogg", "formats/tone.opus"])
+    func startOffsetExact(file: String) async throws {
+        let reference = try ReferenceAudio(file)
+        var (configuration, path) = wavConfiguration()
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        configuration.inputBufferCapacity = 64 * 1024
+        let player = Player(configuration: configuration)
+        let events = EventLog(player)
+        player.play("\(try TestEnvironment.http())/\(file)", startingAt: 3.5)
+        #expect(try await player.finish(within: 30) == .ended)
+        player.stop()
+        let output = try PCM.wavSamples(path: path).samples
+        let target = Int(3.5 * Double(reference.sampleRate)) * reference.channels
+        #expect(output.count == reference.samples.count - target, "\(file): \(output.count) samples after the seek")
+        #expect(output == Array(reference.samples[target...]), "\(file): the audio after the seek differs from the reference")
+        let seeked = events.all.compactMap { if case .seeked(let to) = $0 { to } else { nil } }
+        #expect(seeked.first.map { abs($0 - 3.5) < 0.001 } == true, "\(file): seeked events \(seeked)")
+    }
+
+    @Test("seeking AAC in MP4 and ADTS lands on the target: the audio after it matches the reference there",
+          arguments: ["formats/long.m4a", "formats/tone.aac"])
+    func startOffsetAAC(file: String) async throws {
+        let reference = try ReferenceAudio(file)
+        let (configuration, path) = wavConfiguration()
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let player = Player(configuration: configuration)
+        player.play("\(try TestEnvironment.http())/\(file)", startingAt: 2)
+        #expect(try await player.finish(within: 30) == .ended)
+        player.stop()
+        let output = try PCM.wavSamples(path: path).samples
+        // AAC after a seek decodes from a settled pre-roll, not bit for bit as the whole file
+        // does: where the audio comes from is found by correlation.
+        let channels = reference.channels
+        let expected = 2 * reference.sampleRate
+        let landed = Self.bestAlignment(of: output, in: reference.samples, channels: channels,
+                                        around: expected, within: reference.sampleRate / 2)
+        #expect(landed == expected, "\(file): the audio after the seek comes from frame \(landed), asked for \(expected)")
+        #expect(abs(output.count / channels - (reference.frameCount - expected)) <= 1024, "\(file): \(output.count / channels) frames")
+    }
+
+    /// The frame of `reference` (within `within` of `around`) that the first second of `output`
+    /// correlates with best, on the first channel.
+    static func bestAlignment(of output: [Int16], in reference: [Int16], channels: Int, around: Int, within: Int) -> Int {
+        let length = min(8192, output.count / channels)
+        let probe = (0..<length).map { Double(output[$0 * channels]) }
+        var best = (frame: around, score: -Double.infinity)
+        for frame in max(around - within, 0)...(around + within) where (frame + length) * channels <= reference.count {
+            var score = 0.0
+            for index in 0..<length { score += probe[index] * Double(reference[(frame + index) * channels]) }
+            if score > best.score { best = (frame, score) }
+        }
+        return best.frame
+    }
+
+    @Test("an M4A cut short inside its index fails with a typed error naming the container, and no audio")
+    func truncatedIndex() async throws {
+        let (configuration, path) = wavConfiguration()
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let player = Player(configuration: configuration)
+        player.play("\(try TestEnvironment.http())/formats/truncated.m4a")
+        let final = try await player.finish(within: 10)
+        guard case .failed(let error) = final else {
+            Issue.record("expected a failure, ended in \(final)")
+            return
+        }
+        #expect(error.code == .notAudio)
+        #expect(error.description.contains("MP4"), "\(error)")
+        #expect(((try? PCM.wavSamples(path: path).samples) ?? []).isEmpty)
+        player.stop()
+        #expect(engineThreadNames().isEmpty)
+    }
+}
