@@ -238,7 +238,7 @@ final class HLSInputSource: InputSource, @unchecked Sendable {
             return control.hasCommands(since: seenCommands) ? .interrupted : .failed(error)
         }
         // A new init segment starts a new stream for the demuxer, as a discontinuity does.
-        let mapChanged = segment.initializationMap != nil && segment.initializationMap != job.writtenMap
+        let mapChanged = segment.initializationMap.map { Self.objectPath($0) != job.writtenMap.map(Self.objectPath) } ?? false
         if (segment.discontinuity || mapChanged) && !job.isFirstSegment {
             control.markDiscontinuity(at: job.position, generation: job.generation)
         }
@@ -388,6 +388,12 @@ final class HLSInputSource: InputSource, @unchecked Sendable {
             }
         }
         return true
+    }
+
+    /// A CDN object's URL without its query: a playlist signed again names the same init
+    /// segment with a new signature, which is not a new map.
+    private static func objectPath(_ url: String) -> Substring {
+        url.prefix { $0 != "?" }
     }
 
     /// The most bytes written to the ring at once: well below its smallest capacity.
