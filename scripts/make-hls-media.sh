@@ -338,6 +338,9 @@ mkdir -p "$hls/sample-aes"
 sed 's|^#EXT-X-MAP:|#EXT-X-KEY:METHOD=SAMPLE-AES,URI="skd://key-id",KEYFORMAT="com.apple.streamingkeydelivery",KEYFORMATVERSIONS="1"\n#EXT-X-MAP:|' \
   "$hls/fmp4/index.m3u8" | sed 's|^seg|../fmp4/seg|; s|URI="init.mp4"|URI="../fmp4/init.mp4"|' >"$hls/sample-aes/index.m3u8"
 grep -q 'METHOD=SAMPLE-AES' "$hls/sample-aes/index.m3u8" || die "sample-aes playlist has no key"
+# An init segment that is not there (404): the play fails with the status, before any audio.
+mkdir -p "$hls/missing-init"
+sed 's|URI="init.mp4"|URI="../fmp4/missing-init.mp4"|; s|^seg|../fmp4/seg|' "$hls/fmp4/index.m3u8" >"$hls/missing-init/index.m3u8"
 # References: the segments joined into one stream (fMP4 after its init segment), decoded by the
 # ffmpeg program: what a player that decodes across the joins without a reset must produce.
 for d in aac ts fmp4; do

@@ -163,12 +163,35 @@ cp "$out/formats/tone.m4a" "$out/formats/m4a-named.mp3"
 # Longer tracks, for seeks that need a Range request (their media outgrow a small ring).
 ffmpeg -nostdin -hide_banner -loglevel error -y -i "$wav/marker-noise-44k-stereo-30s.wav" -c:a flac "$out/formats/long.flac"
 ffmpeg -nostdin -hide_banner -loglevel error -y -i "$wav/marker-noise-44k-stereo-30s.wav" -c:a aac -b:a 128k "$out/formats/long.m4a"
-# An M4A cut short inside its index: a typed error, never a play that ends in success.
+# Bad input, each a typed error (or a resync), never noise or a play that ends in success:
+# an M4A cut short inside its index; one with no index at all; an M4A and a FLAC cut in their
+# media; an M4A with Common Encryption (cenc); ADTS with garbage in the middle.
 head -c "$(($(stat -c %s "$out/formats/tone.m4a") - 600))" "$out/formats/tone.m4a" >"$out/formats/truncated.m4a"
+python3 - "$out/formats/tone.m4a" "$out/formats/no-moov.m4a" <<'PY'
+import struct, sys
+data = open(sys.argv[1], "rb").read()
+out, at = b"", 0
+while at + 8 <= len(data):
+    size, kind = struct.unpack(">I4s", data[at:at + 8])
+    if kind != b"moov":
+        out += data[at:at + size]
+    at += size
+open(sys.argv[2], "wb").write(out)
+PY
+head -c "$(($(stat -c %s "$out/formats/tone-faststart.m4a") / 2))" "$out/formats/tone-faststart.m4a" >"$out/formats/truncated-media.m4a"
+head -c "$(($(stat -c %s "$out/formats/tone.flac") / 2))" "$out/formats/tone.flac" >"$out/formats/truncated.flac"
+ffmpeg -nostdin -hide_banner -loglevel error -y -i "$wav/unique-44k-stereo-6s.wav" -c:a aac -b:a 128k \
+  -encryption_scheme cenc-aes-ctr -encryption_key 76a6c65c5ea762046bd749a2e632ccbb \
+  -encryption_kid a7e61c373e219033c21091fa607bf3b8 "$out/formats/encrypted.m4a"
+{
+  head -c 40000 "$out/formats/tone.aac"
+  head -c 3000 "$out/random.bin"
+  tail -c +40001 "$out/formats/tone.aac"
+} >"$out/formats/garbage-middle.aac"
 # Reference decodes by the ffmpeg program (s16, the stream's own rate and channels), beside each.
 for file in "$out"/formats/*; do
   case $file in *.raw | *.info) continue ;; esac
-  [[ $(basename "$file") == truncated.m4a ]] && continue
+  case $(basename "$file") in truncated* | no-moov.m4a | encrypted.m4a | garbage-middle.aac) continue ;; esac
   ffmpeg -nostdin -hide_banner -loglevel error -y -i "$file" -f s16le -c:a pcm_s16le "$file.raw"
   ffprobe -v error -select_streams a:0 -show_entries stream=sample_rate,channels -of default=noprint_wrappers=1 "$file" |
     sed -e 's/^sample_rate=/rate=/' >"$file.info"

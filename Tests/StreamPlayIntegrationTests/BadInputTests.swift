@@ -8,6 +8,7 @@ struct BadInputTests {
     enum Expected: Sendable {
         case httpStatus(Int), notAudio, emptyStream, tooManyRedirects, timedOut, connectionFailed
         case hostNotFound, tlsFailure, fileNotFound, fileUnreadable, unsupportedScheme, invalidLocation
+        case decodingFailed, drmProtected
         /// Refused as a format the engine cannot play, named with this text.
         case unsupportedFormat(String)
 
@@ -26,6 +27,8 @@ struct BadInputTests {
             case .fileUnreadable: error.code == .fileUnreadable
             case .unsupportedScheme: error.code == .unsupportedScheme
             case .invalidLocation: error.code == .invalidLocation
+            case .decodingFailed: error.code == .decodingFailed
+            case .drmProtected: error.code == .drmProtected
             }
         }
     }
@@ -41,8 +44,13 @@ struct BadInputTests {
         ("http:/random.bin", .notAudio),
         ("http:/not-mp3.mp3", .notAudio),
         ("http:/empty.mp3", .emptyStream),
-        // Other formats play through FFmpeg (FormatTests); a damaged one fails by name.
+        // Other formats play through FFmpeg (FormatTests); damaged ones fail by name.
         ("http:/formats/truncated.m4a", .notAudio),
+        ("http:/formats/no-moov.m4a", .notAudio),
+        ("http:/formats/truncated-media.m4a", .decodingFailed),
+        ("media:/formats/truncated.flac", .decodingFailed),
+        ("http:/formats/encrypted.m4a", .drmProtected),
+        ("http:/hls/missing-init/index.m3u8", .httpStatus(404)),
         ("http:/loop", .tooManyRedirects),
         ("blackhole:/never.mp3", .timedOut),
         ("refused:/x.mp3", .connectionFailed),

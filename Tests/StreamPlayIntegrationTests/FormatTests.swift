@@ -131,4 +131,40 @@ struct FormatTests {
         player.stop()
         #expect(engineThreadNames().isEmpty)
     }
+
+    @Test("garbage in the middle of an ADTS stream is skipped: the play goes on and ends, a few frames short at most")
+    func garbageInTheMiddle() async throws {
+        let reference = try ReferenceAudio("formats/tone.aac")
+        let (configuration, path) = wavConfiguration()
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let player = Player(configuration: configuration)
+        player.play("\(try TestEnvironment.http())/formats/garbage-middle.aac")
+        #expect(try await player.finish(within: 30) == .ended)
+        player.stop()
+        let output = try PCM.wavSamples(path: path).samples
+        // At most a quarter of a second lost or invented around the damage.
+        #expect(abs(output.count - reference.samples.count) <= 44100 / 2, "\(output.count) samples, the clean file \(reference.samples.count)")
+        // The audio before the damage is the clean file's, exactly.
+        let before = 44100 * 2
+        #expect(output.prefix(before).elementsEqual(reference.samples.prefix(before)))
+        // And the last second after it, wherever it lands, is the clean file's last second.
+        let last = 44100 * 2
+        #expect(PCM.signalToNoise(output.suffix(last), reference.samples.suffix(last)) > 30)
+    }
+
+    @Test("a file cut short in its media fails once the audio runs out, naming the truncation",
+          arguments: ["formats/truncated.flac", "formats/truncated-media.m4a"])
+    func truncatedMedia(file: String) async throws {
+        let (configuration, path) = wavConfiguration()
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let player = Player(configuration: configuration)
+        player.play("\(try TestEnvironment.media())/\(file)")
+        let final = try await player.finish(within: 20)
+        guard case .failed(let error) = final else {
+            Issue.record("\(file): expected a failure, ended in \(final)")
+            return
+        }
+        #expect(error.code == .decodingFailed && error.description.contains("truncated"), "\(file): \(error)")
+        player.stop()
+    }
 }

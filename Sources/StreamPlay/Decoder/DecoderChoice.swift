@@ -6,6 +6,8 @@
 /// a decoder that goes stale. Confined to the decoder thread.
 final class DecoderChoice: AudioDecoder {
     private(set) var current: any AudioDecoder
+    /// Told before the choice is made, and passed on to the decoder chosen.
+    private var inputLength: Int?
 
     init(_ initial: any AudioDecoder) {
         current = initial
@@ -14,6 +16,7 @@ final class DecoderChoice: AudioDecoder {
     /// Decodes with `decoder` from now on.
     func choose(_ decoder: any AudioDecoder) {
         current = decoder
+        if let inputLength { decoder.setInputLength(inputLength) }
     }
 
     var format: AudioFormat? { current.format }
@@ -28,7 +31,10 @@ final class DecoderChoice: AudioDecoder {
     func decode(into buffer: UnsafeMutableRawBufferPointer) throws(PlayerError) -> DecodeStep {
         try current.decode(into: buffer)
     }
-    func setInputLength(_ bytes: Int) { current.setInputLength(bytes) }
+    func setInputLength(_ bytes: Int) {
+        inputLength = bytes
+        current.setInputLength(bytes)
+    }
     func seek(toFrame frame: Int) throws(PlayerError) -> (frame: Int, inputOffset: Int?)? {
         try current.seek(toFrame: frame)
     }

@@ -148,7 +148,9 @@ final class FFmpegDecoder: AudioDecoder {
                     continue
                 }
                 // A failed input is the session's to report: it learns of it by asking for more.
-                return io.inputFailed ? .needMore : .finished
+                if io.inputFailed { return .needMore }
+                try checkComplete()
+                return .finished
             }
         }
     }
@@ -369,6 +371,26 @@ final class FFmpegDecoder: AudioDecoder {
         guard result >= 0, let converter else { throw failure("setting up the sample converter", result) }
         let initialised = swr_init(converter)
         guard initialised >= 0 else { throw failure("setting up the sample converter", initialised) }
+    }
+
+    /// Fails a file that ends well before the length its header declares (a FLAC's
+    /// STREAMINFO, an MP4's sample table): it was cut short, and ending in success would pass
+    /// off part of a track as the whole. Lengths estimated from the bitrate, and streams of
+    /// unknown size (HLS, radio), are not judged.
+    private func checkComplete() throws(PlayerError) {
+        guard inputLength != nil, let formatContext, let format, let declared = totalFrames,
+              formatContext.pointee.duration_estimation_method != AVFMT_DURATION_FROM_BITRATE else { return }
+        let tolerance = max(format.frames(forSeconds: Self.truncationTolerance), declared / 50)
+        guard nextFrame + tolerance < declared else { return }
+        let ended = format.seconds(forFrames: nextFrame), length = format.seconds(forFrames: declared)
+        throw .decodingFailed(reason: "the \(container) stream ends at \(Self.seconds(ended)) of the \(Self.seconds(length)) its header declares: the file is truncated")
+    }
+
+    /// Audio missing at the end that still counts as complete (encoder padding, rounding).
+    private static let truncationTolerance = 0.25
+
+    private static func seconds(_ value: Double) -> String {
+        "\((value * 10).rounded() / 10) s"
     }
 
     // MARK: Errors
