@@ -102,7 +102,8 @@ public actor OAuth2Client {
             broadcaster.send(.failedToGetAccessToken(error))
             throw error
         }
-        return try await exchange(code: code, redirectURI: request.redirectURI, codeVerifier: request.pkce.verifier)
+        return try await exchange(code: code, redirectURI: request.redirectURI,
+                                  codeVerifier: request.sendsCodeChallenge ? request.pkce.verifier : nil)
     }
 
     /// Exchanges an authorization code obtained some other way (Spark's OpenID Hybrid sign-in
