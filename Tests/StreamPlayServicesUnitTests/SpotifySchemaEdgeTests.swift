@@ -27,7 +27,7 @@ struct SpotifySchemaEdgeTests {
                            "id": "b", "images": [], "name": "Album", "release_date": "2026", "release_date_precision": "year",
                            "type": "album", "uri": "spotify:album:b", "artists": [artist]]
         return ["album": album, "artists": [artist], "disc_number": 1, "duration_ms": 123_000, "explicit": false,
-                "external_urls": [:], "href": "https://api.spotify.com/v1/tracks/\(trackID)", "id": .string(trackID),
+                "external_urls": [:], "href": .string("https://api.spotify.com/v1/tracks/\(trackID)"), "id": .string(trackID),
                 "name": "Edge", "preview_url": nil, "track_number": 1, "type": "track", "uri": .string("spotify:track:\(trackID)"),
                 "is_local": false, "a_member_from_the_future": ["x": 1]]
     }

@@ -1,3 +1,4 @@
+import Foundation
 import StreamPlay
 @testable import StreamPlayServices
 import StreamPlayTesting
@@ -7,20 +8,20 @@ import Testing
 /// when the configuration says it forwards `code_verifier`.
 @Suite("Spotify swap service and PKCE, in memory")
 struct SpotifySwapPKCEUnitTests {
-    static func request(swap: Bool, forwards: Bool) throws -> AuthorizationRequest {
+    static func request(swap: Bool, forwards: Bool) async throws -> AuthorizationRequest {
         var configuration = FakeSpotify().configuration
         if swap {
             configuration.tokenSwapURL = "https://swap.example.test/swap"
             configuration.tokenRefreshURL = "https://swap.example.test/refresh"
         }
         configuration.tokenSwapForwardsCodeVerifier = forwards
-        return try SpotifyClient(configuration: configuration, http: InMemoryHTTPTransport()).makeAuthorizationRequest()
+        return try await SpotifyClient(configuration: configuration, http: InMemoryHTTPTransport()).makeAuthorizationRequest()
     }
 
     @Test("without a swap service the challenge is sent; with a seed-style one it is not; with a forwarding one it is")
-    func challenge() throws {
+    func challenge() async throws {
         for (swap, forwards, expected) in [(false, false, true), (true, false, false), (true, true, true)] {
-            let request = try Self.request(swap: swap, forwards: forwards)
+            let request = try await Self.request(swap: swap, forwards: forwards)
             #expect(request.sendsCodeChallenge == expected, "swap \(swap), forwards \(forwards)")
             #expect(request.url.contains("code_challenge=") == expected)
             #expect(request.url.contains("state="), "state is always sent")
@@ -50,5 +51,19 @@ struct SpotifySwapPKCEUnitTests {
         let settings = try ServiceSettings.load(environment: environment, configFile: "/nonexistent/streamplay-config.json")
         #expect(try settings.requireConfigured(.spotify).tokenSwapForwardsCodeVerifier)
         #expect(!ServiceConfiguration.defaults(for: .spotify).tokenSwapForwardsCodeVerifier)
+
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("streamplay-swap-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        func load(_ value: String) throws(ServiceSettingsError) -> ServiceSettings {
+            let path = directory.appendingPathComponent("config-\(UUID().uuidString).json").path
+            _ = FileManager.default.createFile(atPath: path, contents: Data(#"{"spotify": {"client_id": "id", "swap_forwards_code_verifier": \#(value)}}"#.utf8))
+            return try ServiceSettings.load(environment: [:], configFile: path)
+        }
+        #expect(try load("true").requireConfigured(.spotify).tokenSwapForwardsCodeVerifier)
+        #expect(try load(#""true""#).requireConfigured(.spotify).tokenSwapForwardsCodeVerifier)
+        #expect(try !load("false").requireConfigured(.spotify).tokenSwapForwardsCodeVerifier)
+        #expect(throws: ServiceSettingsError.self) { try load(#""yes""#) }
+        #expect(throws: ServiceSettingsError.self) { try load("1") }
     }
 }
