@@ -53,7 +53,9 @@ public struct JSONObjectSchema: Sendable {
     }
 
     /// Where `json` leaves the schema, one line each (empty: it conforms).
-    /// - Parameter path: the name of `json` in the lines (`track`, `devices[0]`).
+    /// - Parameters:
+    ///   - json: the answer (or member) to check.
+    ///   - path: the name of `json` in the lines (`track`, `devices[0]`).
     public func violations(of json: JSON, at path: String = "$") -> [String] {
         guard case .object(let object) = json else { return ["\(path): \(name) must be an object"] }
         var found: [String] = []

@@ -6,7 +6,7 @@ import Logging
 /// (SoundCloud: 50 per 12 hours per app, 30 per hour per IP address).
 ///
 /// The token is stored in the ``TokenStore`` under its own account name (encrypted and 0600 in
-/// an ``EncryptedFileTokenStore``, like every other token). ``token(rejecting:margin:renew:)``
+/// an ``EncryptedFileTokenStore``, like every other token). ``token(rejecting:margin:logger:renew:)``
 /// holds a ``TokenLock`` across the read, the check, the request and the write: for an
 /// ``EncryptedFileTokenStore`` a lock file beside the tokens (`ACCOUNT.lock`), locked with
 /// `flock(2)`, so two `streamplay` processes started together ask the server once and the second
