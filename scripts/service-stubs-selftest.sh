@@ -876,6 +876,16 @@ req POST "$SP_TOKEN" -u "$SP_ID:$SP_SECRET" --data-urlencode grant_type=refresh_
 expect "sp wrapped token is no Spotify token" 400 "j['error'] == 'invalid_grant'"
 req POST "$SP_SWAP"
 expect "sp swap without code" 400 "j['error'] == 'invalid_request'"
+# a code issued for a PKCE challenge: the seed-style swap forwards only code and fails; the
+# PKCE-aware swap forwards code_verifier
+SWV=abcdefghijklmnopqrstuvwxyz0123456789ABCDEFGHIJ
+SWC=$(printf %s "$SWV" | openssl dgst -sha256 -binary | base64 | tr '+/' '-_' | tr -d '=')
+sp_authorize "&code_challenge_method=S256&code_challenge=$SWC"
+req POST "$SP_SWAP" --data-urlencode "code=$CODE" --data-urlencode "code_verifier=$SWV"
+expect "sp swap drops code_verifier" 400 "j['error'] == 'invalid_request' and 'code_verifier' in j['error_description']"
+sp_authorize "&code_challenge_method=S256&code_challenge=$SWC"
+req POST "${SP_SWAP%/swap}/swap-pkce" --data-urlencode "code=$CODE" --data-urlencode "code_verifier=$SWV"
+expect "sp swap-pkce forwards code_verifier" 200 "j['refresh_token'].startswith('swp_')"
 
 # =============================================================================================
 # Spark

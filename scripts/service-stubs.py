@@ -282,8 +282,8 @@ POST /api/token   Content-Type: application/x-www-form-urlencoded (any other bod
   Client: "Authorization: Basic base64(id:secret)", or client_id + client_secret in the body
   (confidential), or client_id alone (PKCE, public).
   grant_type=authorization_code: code, redirect_uri (exactly the authorize one); public clients
-    add code_verifier (the code must have come with a code_challenge); confidential clients may
-    add one too (then it is checked).
+    add code_verifier (the code must have come with a code_challenge); confidential clients
+    must add one when the code came with a code_challenge (then it is checked).
   grant_type=refresh_token: refresh_token (+ client_id for public clients).
     A PKCE refresh token is single-use: the answer has a new refresh_token, the old one is dead.
     A confidential refresh answers no refresh_token: keep using the old one.
@@ -304,9 +304,13 @@ POST /api/token   Content-Type: application/x-www-form-urlencoded (any other bod
 
 Swap listener (the seed's token swap/refresh service: a server of the app's own that holds the
 client secret and talks to the accounts service). Form bodies, POST only (405), else 404.
-  POST /swap     code [, redirect_uri (checked when given)]
+  POST /swap     code [, redirect_uri (checked when given)]  - the seed's style: only code (and
+    redirect_uri) reach Spotify, so a code issued for a code_challenge fails there (400
+    invalid_request "code_verifier required").
     200 the /api/token answer, but refresh_token is the service's own opaque token ("swp_..."),
     only good for /refresh (Spotify's token endpoint refuses it: invalid_grant).
+  POST /swap-pkce  the same, but code_verifier, when given, is forwarded too (a swap service
+    that supports PKCE).
   POST /refresh  refresh_token (a swap token)
     200 {"access_token", "token_type", "scope", "expires_in"} (the swap token stays valid).
   Errors: /api/token's, passed through (400 invalid_grant ...); 400 invalid_request for a
@@ -2799,11 +2803,12 @@ class Handler(BaseHTTPRequestHandler):
                 if form.get("redirect_uri") != rec["redirect_uri"]:
                     self.sp_oauth_error(400, "invalid_grant", "Invalid redirect URI")
             verifier = form.get("code_verifier")
-            if not confidential:
-                if not rec["challenge"]:
-                    self.sp_oauth_error(400, "invalid_client", "Invalid client")
-                if not verifier:
-                    self.sp_oauth_error(400, "invalid_request", "code_verifier required")
+            if not confidential and not rec["challenge"]:
+                self.sp_oauth_error(400, "invalid_client", "Invalid client")
+            # A code issued for a code_challenge needs its verifier, whoever redeems it (RFC
+            # 7636 4.6): a swap service that forwards only code fails here.
+            if rec["challenge"] and not verifier:
+                self.sp_oauth_error(400, "invalid_request", "code_verifier required")
             if (
                 verifier is not None
                 and rec["challenge"]
@@ -2849,7 +2854,7 @@ class Handler(BaseHTTPRequestHandler):
     def route_spotify_swap(self):
         st = self.state
         p = self.req_path
-        if p not in ("/swap", "/refresh"):
+        if p not in ("/swap", "/swap-pkce", "/refresh"):
             self.html_error(404, "Not found")
         if self.command != "POST":
             raise HttpError(
@@ -2863,12 +2868,14 @@ class Handler(BaseHTTPRequestHandler):
                 400, "invalid_request", "Content-Type must be application/x-www-form-urlencoded"
             )
         form = dict(pairs)
-        if p == "/swap":
+        if p in ("/swap", "/swap-pkce"):
             if not form.get("code"):
                 self.sp_oauth_error(400, "invalid_request", "code must be supplied")
             inner = {"grant_type": "authorization_code", "code": form["code"]}
             if form.get("redirect_uri"):
                 inner["redirect_uri"] = form["redirect_uri"]
+            if p == "/swap-pkce" and form.get("code_verifier"):
+                inner["code_verifier"] = form["code_verifier"]
             out = self.sp_token(inner, via_swap=True)
             wrapped = token("swp_")
             with st.lock:

@@ -155,13 +155,21 @@ extension FakeSpotify {
 
     /// A track object.
     static func json(_ track: (id: String, name: String, duration: Int, preview: Bool)) -> JSON {
+        // The shapes of Spotify's SimplifiedArtistObject and SimplifiedAlbumObject (SpotifyWebAPISchema).
         let artist: JSON = ["id": "0StrmPlyStubArtist0001", "name": "Stub Artist", "type": "artist",
-                            "uri": "spotify:artist:0StrmPlyStubArtist0001"]
+                            "uri": "spotify:artist:0StrmPlyStubArtist0001",
+                            "href": .string("https://\(apiHost)/v1/artists/0StrmPlyStubArtist0001"),
+                            "external_urls": ["spotify": "https://open.spotify.com/artist/0StrmPlyStubArtist0001"]]
+        let album: JSON = ["id": "0StrmPlyStubAlbum00001", "name": "Stub Album", "type": "album", "album_type": "album",
+                           "total_tracks": FakeOAuth.number(tracks.count), "uri": "spotify:album:0StrmPlyStubAlbum00001",
+                           "href": .string("https://\(apiHost)/v1/albums/0StrmPlyStubAlbum00001"), "images": [],
+                           "release_date": "2026-01-01", "release_date_precision": "day", "artists": [artist],
+                           "external_urls": ["spotify": "https://open.spotify.com/album/0StrmPlyStubAlbum00001"]]
         return [
             "id": .string(track.id), "name": .string(track.name), "uri": .string("spotify:track:\(track.id)"),
             "type": "track", "duration_ms": FakeOAuth.number(track.duration),
             "preview_url": track.preview ? .string("https://\(cdnHost)/mp3-preview/\(track.id.lowercased())?cid=\(clientID)") : .null,
-            "artists": [artist], "album": ["id": "0StrmPlyStubAlbum00001", "name": "Stub Album", "type": "album"],
+            "artists": [artist], "album": album,
             "disc_number": 1, "track_number": 1, "explicit": false, "is_local": false, "popularity": 0,
             "href": .string("https://\(apiHost)/v1/tracks/\(track.id)"),
             "external_urls": ["spotify": .string("https://open.spotify.com/track/\(track.id)")],

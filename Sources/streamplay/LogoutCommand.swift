@@ -7,7 +7,8 @@ struct LogoutCommand: AsyncParsableCommand {
         commandName: "logout", abstract: "Forget a service's tokens (soundcloud, spotify or spark).",
         discussion: """
             For SoundCloud, the session is also ended at SoundCloud (POST /sign-out on its token host); \
-            when that fails, the failure is reported (exit status 1) and the local tokens are deleted anyway.
+            when that fails, the failure is reported (exit status 1) and the local tokens are deleted anyway. \
+            SoundCloud's cached app token (client credentials) is deleted as well.
             """)
 
     @Argument(help: "soundcloud, spotify or spark.")
@@ -28,6 +29,10 @@ struct LogoutCommand: AsyncParsableCommand {
                 }
             }
             try context.store.remove(account: service.rawValue)
+            if service == .soundcloud {
+                // The app's own cached token (client credentials) goes too.
+                try context.store.remove(account: AppTokenCache.account(for: service.rawValue))
+            }
             StandardStream.error(wasSignedIn ? "Signed out of \(service).\n" : "Not signed in to \(service).\n")
             if let remoteFailure {
                 throw CommandFailure("SoundCloud's sign-out failed (\(remoteFailure)); the local tokens were deleted anyway")

@@ -28,6 +28,11 @@ public struct ServiceConfiguration: Sendable, Equatable, CustomStringConvertible
     public var tokenSwapURL: String?
     /// Spotify: the app's own token refresh service, paired with ``tokenSwapURL``.
     public var tokenRefreshURL: String?
+    /// Spotify: whether the token swap service forwards `code_verifier` to Spotify. False by
+    /// default (the seed's swap service forwards only `code`): sign-ins through a swap service
+    /// then send no PKCE challenge, since a code issued for one cannot be redeemed without its
+    /// verifier. Config key `swap_forwards_code_verifier` (`true`/`false`).
+    public var tokenSwapForwardsCodeVerifier: Bool = false
 
     /// A configuration with every field given.
     public init(service: StreamingService, clientID: String, clientSecret: String? = nil,

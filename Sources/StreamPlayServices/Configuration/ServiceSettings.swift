@@ -18,6 +18,7 @@ import Glibc
 ///
 /// The environment variables `STREAMPLAY_<SERVICE>_CLIENT_ID`, `_CLIENT_SECRET`, `_AUTH_URL`,
 /// `_TOKEN_URL`, `_API_URL`, `_REDIRECT_URI`, `_SCOPES` (space-separated), `_OPENID_URL`,
+/// `_SWAP_FORWARDS_CODE_VERIFIER` (`true`/`false`),
 /// `_SWAP_URL` and `_REFRESH_URL` win over the file. A file holding a client secret must be
 /// readable by its owner only, as ssh has it for keys.
 public struct ServiceSettings: Sendable {
@@ -91,6 +92,7 @@ public struct ServiceSettings: Sendable {
         case clientID = "client_id", clientSecret = "client_secret", authorizationURL = "auth_url"
         case tokenURL = "token_url", apiURL = "api_url", redirectURI = "redirect_uri", scopes
         case openIDURL = "openid_url", tokenSwapURL = "swap_url", tokenRefreshURL = "refresh_url"
+        case tokenSwapForwardsCodeVerifier = "swap_forwards_code_verifier"
 
         var environmentSuffix: String { rawValue.uppercased() }
     }
@@ -105,6 +107,11 @@ public struct ServiceSettings: Sendable {
             let scopes = items.compactMap(\.string)
             guard scopes.count == items.count else { throw .invalid(path: path, reason: "\(service).scopes must be strings") }
             configurations[service]?.set(field, scopes, text: scopes.joined(separator: " "))
+        case (.tokenSwapForwardsCodeVerifier, .bool(let flag)):
+            configurations[service]?.tokenSwapForwardsCodeVerifier = flag
+        case (.tokenSwapForwardsCodeVerifier, .string(let text)):
+            guard let flag = Bool(text) else { throw .invalid(path: path, reason: "\(service).\(key) must be true or false") }
+            configurations[service]?.tokenSwapForwardsCodeVerifier = flag
         case (_, .string(let text)):
             configurations[service]?.set(field, text.split(separator: " ").map(String.init), text: text)
         default:
@@ -161,6 +168,7 @@ extension ServiceConfiguration {
         case .openIDURL: openIDURL = text
         case .tokenSwapURL: tokenSwapURL = text
         case .tokenRefreshURL: tokenRefreshURL = text
+        case .tokenSwapForwardsCodeVerifier: tokenSwapForwardsCodeVerifier = text == "true"
         }
     }
 }

@@ -7,8 +7,11 @@ public struct AuthorizationRequest: Sendable, CustomStringConvertible, CustomDeb
     public let url: String
     /// The random `state` sent; the redirect must bring it back unchanged.
     public let state: String
-    /// The PKCE pair; the verifier goes with the code exchange.
+    /// The PKCE pair; the verifier goes with the code exchange when ``sendsCodeChallenge``.
     public let pkce: PKCE
+    /// Whether the URL carries the PKCE challenge (``OAuth2Configuration/usesPKCE``); when not,
+    /// the exchange sends no verifier either.
+    public let sendsCodeChallenge: Bool
     /// The redirect URI sent (the exchange must send the same).
     public let redirectURI: String?
 
@@ -16,11 +19,13 @@ public struct AuthorizationRequest: Sendable, CustomStringConvertible, CustomDeb
     public init(configuration: OAuth2Configuration, state: String? = nil, pkce: PKCE = PKCE()) {
         self.state = state ?? Base64URL.encode(RandomBytes.make(16))
         self.pkce = pkce
+        sendsCodeChallenge = configuration.usesPKCE
         redirectURI = configuration.redirectURI
         var parameters: [(String, String)] = [("response_type", "code"), ("client_id", configuration.clientID)]
         if let redirectURI = configuration.redirectURI { parameters.append(("redirect_uri", redirectURI)) }
         if !configuration.scopes.isEmpty { parameters.append(("scope", configuration.scopes.joined(separator: " "))) }
-        parameters += [("state", self.state), ("code_challenge", pkce.challenge), ("code_challenge_method", pkce.method)]
+        parameters.append(("state", self.state))
+        if sendsCodeChallenge { parameters += [("code_challenge", pkce.challenge), ("code_challenge_method", pkce.method)] }
         parameters += configuration.extraAuthorizationParameters
         let separator = configuration.authorizationURL.contains("?") ? "&" : "?"
         url = configuration.authorizationURL + separator + FormEncoding.encode(parameters)

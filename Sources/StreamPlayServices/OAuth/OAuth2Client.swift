@@ -32,6 +32,8 @@ public actor OAuth2Client {
     private var refreshing: Task<Result<OAuth2Token, OAuth2Error>, Never>?
     private var usesClientCredentials = false
     private var appTokenRequest: Task<Result<OAuth2Token, OAuth2Error>, Never>?
+    /// Where the app's own token is kept between runs and processes (none: in memory only).
+    public nonisolated let appTokenCache: AppTokenCache?
     /// Counts session resets: a grant that was under way when the session was reset (signed
     /// out) must not bring the session back.
     private var generation = 0
@@ -44,10 +46,13 @@ public actor OAuth2Client {
     ///   - store: where tokens are kept between runs (none: in this object only).
     ///   - account: the name tokens are stored under (one per service and user).
     ///   - logger: where grants, refreshes and sign-outs are logged (never a token).
+    ///   - appTokenCache: where client-credentials tokens are cached and renewed, shared with
+    ///     other clients and processes (none: each client fetches its own, in memory only).
     public init(configuration: OAuth2Configuration, http: any HTTPTransport = CurlHTTPClient(),
                 store: (any TokenStore)? = nil, account: String,
-                logger: Logger = Logger(label: "streamplay.oauth")) {
+                logger: Logger = Logger(label: "streamplay.oauth"), appTokenCache: AppTokenCache? = nil) {
         self.configuration = configuration
+        self.appTokenCache = appTokenCache
         self.http = http
         self.store = store
         self.account = account
@@ -97,7 +102,8 @@ public actor OAuth2Client {
             broadcaster.send(.failedToGetAccessToken(error))
             throw error
         }
-        return try await exchange(code: code, redirectURI: request.redirectURI, codeVerifier: request.pkce.verifier)
+        return try await exchange(code: code, redirectURI: request.redirectURI,
+                                  codeVerifier: request.sendsCodeChallenge ? request.pkce.verifier : nil)
     }
 
     /// Exchanges an authorization code obtained some other way (Spark's OpenID Hybrid sign-in
@@ -117,15 +123,24 @@ public actor OAuth2Client {
     }
 
     /// The client credentials grant: the app's own token, no user. Concurrent calls share one
-    /// request (the scopes of the first).
+    /// request (the scopes of the first). With an ``appTokenCache``, a cached token that is
+    /// still good is taken up instead, and an expired one is renewed with its refresh token
+    /// (a new grant when that is refused), all under the cache's lock.
     @discardableResult
     public func authenticateWithClientCredentials(scopes: [String]? = nil) async throws(OAuth2Error) -> OAuth2Token {
+        try await appToken(scopes: scopes, rejecting: nil)
+    }
+
+    private func appToken(scopes: [String]?, rejecting rejected: String?) async throws(OAuth2Error) -> OAuth2Token {
         if let appTokenRequest { return try await appTokenRequest.value.get() }
         var fields = [("grant_type", "client_credentials")]
         let scopes = scopes ?? configuration.scopes
         if !scopes.isEmpty { fields.append(("scope", scopes.joined(separator: " "))) }
         let task = Task { () async -> Result<OAuth2Token, OAuth2Error> in
             do throws(OAuth2Error) {
+                if let cache = self.appTokenCache {
+                    return .success(try await self.cachedAppToken(cache, fields: fields, rejecting: rejected))
+                }
                 // The app's own token is kept in memory only: stored under the account, a later
                 // run would take it for a user's session that cannot be renewed.
                 return .success(try await self.grant(fields, name: "client_credentials", persists: false))
@@ -164,6 +179,31 @@ public actor OAuth2Client {
 
     // MARK: Token life
 
+    /// The cache's token, renewed under its lock when needed, taken up as this client's.
+    private func cachedAppToken(_ cache: AppTokenCache, fields: [(String, String)],
+                                rejecting rejected: String?) async throws(OAuth2Error) -> OAuth2Token {
+        let session = generation
+        let token = try await cache.token(rejecting: rejected, margin: configuration.refreshMargin, logger: logger) {
+            stored async throws(OAuth2Error) -> OAuth2Token in
+            if let refreshToken = stored?.refreshToken {
+                do throws(OAuth2Error) {
+                    return try await self.grant([("grant_type", "refresh_token"), ("refresh_token", refreshToken)],
+                                                name: "refresh_token", previousRefreshToken: refreshToken, persists: false)
+                } catch {
+                    guard case .tokenRequestFailed("invalid_grant", _, _) = error else { throw error }
+                    // A refresh token used up or revoked: a new grant, still within the lock.
+                }
+            }
+            return try await self.grant(fields, name: "client_credentials", persists: false)
+        }
+        guard generation == session else { throw .notAuthenticated }
+        if self.token != token {
+            set(token, persists: false)
+            broadcaster.send(.authenticated)
+        }
+        return token
+    }
+
     /// Renews the access token with the refresh token. Concurrent calls share one request.
     /// - Throws: ``OAuth2Error/sessionExpired(description:)`` when the refresh token was
     ///   refused (the session is reset), ``OAuth2Error/notAuthenticated``,
@@ -187,6 +227,7 @@ public actor OAuth2Client {
     public func accessToken() async throws(OAuth2Error) -> String {
         guard let current = token else { throw .notAuthenticated }
         guard current.isExpired(margin: configuration.refreshMargin) else { return current.accessToken }
+        if usesClientCredentials, appTokenCache != nil { return try await authenticateWithClientCredentials().accessToken }
         if current.refreshToken != nil { return try await refresh().accessToken }
         if usesClientCredentials { return try await authenticateWithClientCredentials().accessToken }
         return current.accessToken
@@ -206,6 +247,8 @@ public actor OAuth2Client {
         let fresh: String
         if let current = token?.accessToken, current != used {
             fresh = current  // another request renewed it meanwhile
+        } else if usesClientCredentials, appTokenCache != nil {
+            fresh = try await appToken(scopes: nil, rejecting: used).accessToken
         } else if token?.refreshToken != nil {
             fresh = try await refresh().accessToken
         } else if usesClientCredentials {
@@ -379,6 +422,14 @@ public actor OAuth2Client {
     }
 
     private func reset() {
+        if usesClientCredentials, let appTokenCache {
+            // The app's token was this session's: one signed out is no use to the next run.
+            do {
+                try appTokenCache.remove()
+            } catch {
+                logger.error("could not remove the cached app token", metadata: ["account": "\(account)", "error": "\(error)"])
+            }
+        }
         token = nil
         generation += 1
         usesClientCredentials = false

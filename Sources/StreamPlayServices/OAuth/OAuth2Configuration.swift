@@ -55,6 +55,11 @@ public struct OAuth2Configuration: Sendable, CustomStringConvertible, CustomDebu
     /// grant endpoint does: the redirect URI the session's code was issued for (kept with the
     /// token, so a later run sends it too), else ``redirectURI``. False by default.
     public var refreshIncludesRedirectURI: Bool
+    /// Whether authorization requests carry a PKCE challenge (S256) and code exchanges its
+    /// verifier. True by default; false only where the code is redeemed by something that
+    /// cannot pass the verifier on (a token swap service that forwards only `code`), since a
+    /// code issued for a challenge cannot be redeemed without it.
+    public var usesPKCE: Bool = true
 
     /// A configuration; a client without a secret is public (``ClientAuthentication/none``).
     /// The defaults are plain RFC 6749: form bodies, no extra headers, no `redirect_uri` on

@@ -36,7 +36,8 @@ public final class SoundCloudClient: Sendable {
     ///     listener's URI for a native app).
     ///   - http: the transport: by default a `CurlHTTPClient` (the engine's libcurl settings); in
 ///     tests, an in-memory one.
-    ///   - store: where the tokens are kept between runs.
+    ///   - store: where the tokens are kept between runs; the app's own (client credentials)
+    ///     token is cached there too, under `ACCOUNT-app` (see ``AppTokenCache``).
     ///   - account: the name tokens are stored under.
     ///   - retryPolicy: how 429 and 5xx answers are retried.
     ///   - logger: where requests and sign-ins are logged (never a token).
@@ -47,8 +48,10 @@ public final class SoundCloudClient: Sendable {
         self.configuration = configuration
         self.logger = logger
         self.retryPolicy = retryPolicy
+        // App tokens are rationed (50 per 12 hours per app): cached beside the user's, shared by processes.
         oauth = OAuth2Client(configuration: configuration.oauth2Configuration(), http: http, store: store,
-                             account: account, logger: logger)
+                             account: account, logger: logger,
+                             appTokenCache: store.map { AppTokenCache(store: $0, account: AppTokenCache.account(for: account)) })
     }
 
     // MARK: General requests

@@ -2,7 +2,9 @@ import StreamPlay
 
 extension SpotifyClient {
     /// The signed-in user (`GET /v1/me`); email needs the `user-read-email` scope, product and
-    /// country `user-read-private`.
+    /// country `user-read-private`. Under the February 2026 Development Mode rules `/me` has no
+    /// `country`, `email`, `explicit_content`, `followers` or `product` at all: those are then
+    /// nil, which is normal, not an error.
     public func me() async throws(SpotifyError) -> SpotifyUser {
         let (json, status) = try await requestJSON(.get, "/me")
         return try SpotifyUser(json: json, status: status)
@@ -33,6 +35,31 @@ extension SpotifyClient {
                               trackDuration: track.duration)
     }
 
+    /// Searches tracks (`GET /v1/search?type=track`).
+    /// - Parameters:
+    ///   - query: the search text (Spotify's field filters such as `artist:` work).
+    ///   - limit: how many results, 1 to ``SpotifyRestriction/searchLimitMaximum`` (10, the
+    ///     February 2026 maximum; Spotify's default is 5).
+    /// - Throws: ``SpotifyError/searchLimitTooLarge(requested:maximum:)`` for a larger limit,
+    ///   before any request (rather than silently fewer results than asked);
+    ///   ``SpotifyError/invalidResponse(reason:status:)`` for an answer without `tracks.items`.
+    public func searchTracks(_ query: String, limit: Int = SpotifyRestriction.searchLimitDefault) async throws(SpotifyError) -> [SpotifyTrack] {
+        guard limit <= SpotifyRestriction.searchLimitMaximum else {
+            throw .searchLimitTooLarge(requested: limit, maximum: SpotifyRestriction.searchLimitMaximum)
+        }
+        guard limit >= 1 else { throw .invalidResponse(reason: "a search limit must be at least 1 (\(limit) asked)", status: 0) }
+        let (json, status) = try await requestJSON(.get, "/search", query: [("q", query), ("type", "track"), ("limit", String(limit))])
+        guard let items = json["tracks"]?["items"]?.array else {
+            throw .invalidResponse(reason: "no tracks.items in the search answer", status: status)
+        }
+        var tracks: [SpotifyTrack] = []
+        // Spotify's paging objects may hold null entries (items it cannot show): skipped.
+        for item in items where item != .null {
+            tracks.append(try SpotifyTrack(json: item, status: status))
+        }
+        return tracks
+    }
+
     // MARK: Requests
 
     /// A Web API call answered with a JSON body, and the status.
@@ -57,14 +84,18 @@ extension SpotifyClient {
                                   body: body.map { .json($0.encoded()) } ?? .none)
         let response = try await retryPolicy.retrying(request, service: "Spotify", logger: logger,
                                                       cancelled: SpotifyError.cancelled) { () async throws(SpotifyError) -> HTTPResponse in
+            let response: HTTPResponse
             do throws(OAuth2Error) {
-                return try await oauth.send(request, scheme: "Bearer")
+                response = try await oauth.send(request, scheme: "Bearer")
             } catch {
                 throw SpotifyError.from(error)
             }
+            // A used-up quota is no "try again in a second": not retried.
+            if response.status == 429, case .quotaExceeded = SpotifyError.from(response) { throw SpotifyError.from(response) }
+            return response
         }
         if response.isSuccess { return response }
-        let error = SpotifyError.from(response)
+        let error = SpotifyError.from(response, path: path, method: method)
         logger.debug("Spotify API error", metadata: ["url": "\(RedactedURL.describe(url))", "error": "\(error)"])
         throw error
     }

@@ -19,7 +19,10 @@ import StreamPlay
 /// - With ``ServiceConfiguration/tokenSwapURL`` and ``ServiceConfiguration/tokenRefreshURL``
 ///   (the SDK's token swap and refresh service, a server of the app's own that holds the
 ///   secret), the code is exchanged there and refreshes go there, with no client credentials;
-///   the refresh token is then the service's own.
+///   the refresh token is then the service's own. Such a service in the seed's style forwards
+///   only `code`, and Spotify refuses a code issued for a PKCE challenge without its verifier:
+///   so no challenge is sent unless ``ServiceConfiguration/tokenSwapForwardsCodeVerifier`` says
+///   the service forwards `code_verifier` (then it is sent to the service with the code).
 /// - Sessions last an hour and are renewed with the refresh token, before expiry and once on a
 ///   401 ("The access token expired"), replaying the request. A refresh token that was revoked
 ///   or expired (`invalid_grant`) ends the session: the stored token is removed and
@@ -72,6 +75,10 @@ public actor SpotifyClient {
         oauth.tokenURL = swapURL
         // Without a refresh service, refreshes go to the swap URL, which refuses them.
         oauth.refreshURL = configuration.tokenRefreshURL
+        // A swap service in the seed's style forwards only `code`: a code issued for a PKCE
+        // challenge would then fail at Spotify, so none is sent unless the service says it
+        // forwards `code_verifier`.
+        oauth.usesPKCE = configuration.tokenSwapForwardsCodeVerifier
         return oauth
     }
 

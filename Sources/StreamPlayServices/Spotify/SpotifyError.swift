@@ -13,6 +13,14 @@ public enum SpotifyError: Error, Sendable, Equatable, CustomStringConvertible {
     case noActiveDevice(message: String)
     /// HTTP 429 after the retries ran out, or with a Retry-After longer than the client waits.
     case rateLimited(retryAfter: Double?)
+    /// HTTP 429 with reason `QUOTA_EXCEEDED`: the app's quota (a development-mode app's, say) is
+    /// used up. Not retried: waiting seconds does not bring it back.
+    case quotaExceeded(message: String)
+    /// The endpoint was taken away from apps in development mode; `restriction` names the rule
+    /// (see ``SpotifyRestriction``).
+    case endpointRemoved(endpoint: String, restriction: String, status: Int)
+    /// A search asked for more results than Spotify allows today (``SpotifyRestriction/searchLimitMaximum``).
+    case searchLimitTooLarge(requested: Int, maximum: Int)
     /// The user declined at Spotify's consent page (`error=access_denied`).
     case cancelledByUser
     /// The session ended (its refresh token expired or was revoked: `invalid_grant`); the stored
@@ -52,6 +60,11 @@ public enum SpotifyError: Error, Sendable, Equatable, CustomStringConvertible {
             "no active Spotify device (open Spotify on a device, or pick one with its id): \(message)"
         case .rateLimited(let retryAfter):
             "Spotify rate limit reached" + (retryAfter.map { "; retry after \(ServiceRetryPolicy.wholeSeconds($0)) s" } ?? "")
+        case .quotaExceeded(let message): "Spotify quota exceeded (not retried): \(message)"
+        case .endpointRemoved(let endpoint, let restriction, let status):
+            "Spotify refused \(endpoint) (HTTP \(status)): \(restriction)"
+        case .searchLimitTooLarge(let requested, let maximum):
+            "a Spotify search may ask for at most \(maximum) results (February 2026 rules); \(requested) asked"
         case .cancelledByUser: "Spotify sign-in was cancelled by the user"
         case .sessionExpired(let description):
             "the Spotify session expired; sign in again" + (description.map { " (\($0))" } ?? "")
@@ -70,6 +83,16 @@ public enum SpotifyError: Error, Sendable, Equatable, CustomStringConvertible {
         }
     }
 
+    /// The error for a Web API answer with an error status on `path` (under the API's base
+    /// URL): a refusal (403, 404, 410) of an endpoint development mode took away names the rule.
+    static func from(_ response: HTTPResponse, path: String, method: HTTPRequest.Method) -> SpotifyError {
+        let error = from(response)
+        guard [403, 404, 410].contains(response.status), case .api = error,
+              let restriction = SpotifyRestriction.restriction(forPath: path, method: method) else { return error }
+        let endpoint = "\(method) " + (path.split(separator: "?", maxSplits: 1).first.map(String.init) ?? path)
+        return .endpointRemoved(endpoint: endpoint, restriction: restriction, status: response.status)
+    }
+
     /// The error for a Web API answer with an error status, from its error object.
     static func from(_ response: HTTPResponse) -> SpotifyError {
         let object = (try? JSON(parsing: response.body))?["error"]
@@ -80,6 +103,7 @@ public enum SpotifyError: Error, Sendable, Equatable, CustomStringConvertible {
         switch (response.status, reason) {
         case (_, "PREMIUM_REQUIRED"): return .premiumRequired(message: message)
         case (_, "NO_ACTIVE_DEVICE"): return .noActiveDevice(message: message)
+        case (429, "QUOTA_EXCEEDED"): return .quotaExceeded(message: message)
         case (429, _): return .rateLimited(retryAfter: response.retryAfter)
         default: return .api(status: object?["status"]?.int ?? response.status, message: message, reason: reason)
         }

@@ -16,6 +16,12 @@ enum SpotifyTesting {
         case confidential
         /// Through the app's token swap and refresh service.
         case swapService
+        /// Through a swap service that forwards `code_verifier` (the stand-in's `/swap-pkce`),
+        /// configured as doing so.
+        case swapServiceForwardingVerifier
+        /// Through the seed-style swap service (`/swap`, which drops `code_verifier`), wrongly
+        /// configured as forwarding it: the exchange fails, as the issue describes.
+        case swapServiceMisconfigured
     }
 
     static let previewTrack = "0StrmPlyPreviewTrack01"
@@ -36,6 +42,13 @@ enum SpotifyTesting {
             configuration.tokenRefreshURL = nil
         case .swapService:
             configuration.clientSecret = nil
+        case .swapServiceForwardingVerifier:
+            configuration.clientSecret = nil
+            configuration.tokenSwapURL = configuration.tokenSwapURL.map { String($0.dropLast("/swap".count)) + "/swap-pkce" }
+            configuration.tokenSwapForwardsCodeVerifier = true
+        case .swapServiceMisconfigured:
+            configuration.clientSecret = nil
+            configuration.tokenSwapForwardsCodeVerifier = true
         }
         return configuration
     }
