@@ -160,6 +160,10 @@ ff tone-faststart.m4a -c:a aac -b:a 128k -movflags +faststart
 ffmpeg -nostdin -hide_banner -loglevel error -y -i "$wav/unique-48k-mono-6s.wav" -c:a flac "$out/formats/tone-48k-mono.flac"
 cp "$out/formats/tone.aac" "$out/formats/aac-named.mp3"
 cp "$out/formats/tone.m4a" "$out/formats/m4a-named.mp3"
+# One signal cut into an M4A, a FLAC and an Ogg Vorbis track: a gapless queue across decoders.
+ffmpeg -nostdin -hide_banner -loglevel error -y -i "$wav/unique-44k-stereo-6s.wav" -t 2 -c:a aac -b:a 128k "$out/formats/part1.m4a"
+ffmpeg -nostdin -hide_banner -loglevel error -y -i "$wav/unique-44k-stereo-6s.wav" -ss 2 -t 2 -c:a flac "$out/formats/part2.flac"
+ffmpeg -nostdin -hide_banner -loglevel error -y -i "$wav/unique-44k-stereo-6s.wav" -ss 4 -c:a libvorbis -q:a 4 "$out/formats/part3.ogg"
 # Longer tracks, for seeks that need a Range request (their media outgrow a small ring).
 ffmpeg -nostdin -hide_banner -loglevel error -y -i "$wav/marker-noise-44k-stereo-30s.wav" -c:a flac "$out/formats/long.flac"
 ffmpeg -nostdin -hide_banner -loglevel error -y -i "$wav/marker-noise-44k-stereo-30s.wav" -c:a aac -b:a 128k "$out/formats/long.m4a"

@@ -168,4 +168,19 @@ struct FormatTests {
         #expect(error.code == .decodingFailed && error.description.contains("truncated"), "\(file): \(error)")
         player.stop()
     }
+
+    @Test("a queue of an M4A, a FLAC and an Ogg Vorbis track joins without a gap: the output is their decodes end to end")
+    func gaplessAcrossDecoders() async throws {
+        let parts = ["formats/part1.m4a", "formats/part2.flac", "formats/part3.ogg"]
+        let (configuration, path) = wavConfiguration()
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let player = Player(configuration: configuration)
+        player.play(try parts.map { try MediaLocation(parsing: "\(try TestEnvironment.http())/\($0)") })
+        #expect(try await player.finish(within: 60) == .ended)
+        player.stop()
+        let expected = try ReferenceAudio(joining: parts).samples
+        let output = try PCM.wavSamples(path: path).samples
+        #expect(output.count == expected.count, "\(output.count) samples, the decodes \(expected.count)")
+        #expect(output == expected, "the joined output differs from the three decodes end to end")
+    }
 }
