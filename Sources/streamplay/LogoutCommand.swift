@@ -7,7 +7,9 @@ struct LogoutCommand: AsyncParsableCommand {
         commandName: "logout", abstract: "Forget a service's tokens (soundcloud, spotify or spark).",
         discussion: """
             For SoundCloud, the session is also ended at SoundCloud (POST /sign-out on its token host); \
-            when that fails, the failure is reported (exit status 1) and the local tokens are deleted anyway.
+            for Spark, its tokens are deleted at Spark (the revocation endpoint of its OpenID Connect \
+            discovery document). When that fails, the failure is reported (exit status 1) and the local \
+            tokens are deleted anyway.
             """)
 
     @Argument(help: "soundcloud, spotify or spark.")
@@ -27,10 +29,18 @@ struct LogoutCommand: AsyncParsableCommand {
                     remoteFailure = error.description
                 }
             }
+            if service == .spark, wasSignedIn, let client = try? context.spark() {
+                do throws(SparkError) {
+                    try await client.signOutEverywhere()
+                } catch {
+                    remoteFailure = error.description
+                }
+            }
             try context.store.remove(account: service.rawValue)
             StandardStream.error(wasSignedIn ? "Signed out of \(service).\n" : "Not signed in to \(service).\n")
             if let remoteFailure {
-                throw CommandFailure("SoundCloud's sign-out failed (\(remoteFailure)); the local tokens were deleted anyway")
+                let name = service == .soundcloud ? "SoundCloud" : "Spark"
+                throw CommandFailure("\(name)'s sign-out failed (\(remoteFailure)); the local tokens were deleted anyway")
             }
         }
     }
