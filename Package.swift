@@ -79,7 +79,10 @@ let package = Package(
         // SoundCloud, Spotify and Spark behind it, and a recording AudioSink.
         .target(
             name: "StreamPlayTesting",
-            dependencies: ["StreamPlay", "StreamPlayServices"]
+            dependencies: ["StreamPlay", "StreamPlayServices",
+                           // FakeSpark signs its ID tokens (RS256).
+                           .product(name: "Crypto", package: "swift-crypto"),
+                           .product(name: "_CryptoExtras", package: "swift-crypto")]
         ),
         .executableTarget(
             name: "streamplay",
