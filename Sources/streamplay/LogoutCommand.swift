@@ -26,7 +26,7 @@ struct LogoutCommand: AsyncParsableCommand {
                 do throws(SoundCloudError) {
                     try await client.signOut()
                 } catch {
-                    remoteFailure = error.description
+                    remoteFailure = "SoundCloud's sign-out failed (\(error))"
                 }
             }
             if service == .spark, wasSignedIn, let client = try? context.spark() {
@@ -39,8 +39,7 @@ struct LogoutCommand: AsyncParsableCommand {
             try context.store.remove(account: service.rawValue)
             StandardStream.error(wasSignedIn ? "Signed out of \(service).\n" : "Not signed in to \(service).\n")
             if let remoteFailure {
-                let name = service == .soundcloud ? "SoundCloud" : "Spark"
-                throw CommandFailure("\(name)'s sign-out failed (\(remoteFailure)); the local tokens were deleted anyway")
+                throw CommandFailure("\(remoteFailure); the local tokens were deleted anyway")
             }
         }
     }

@@ -91,6 +91,7 @@ extension SparkClient {
         await signOut()
         if let failure {
             logger.error("Spark sign-out at Spark failed; signed out here", metadata: ["error": "\(failure)"])
+            if case .remoteSignOutFailed = failure { throw failure }
             throw .remoteSignOutFailed(reason: failure.description)
         }
         logger.info("Spark sign-out at Spark and here")
@@ -127,24 +128,30 @@ extension SparkClient {
         }
     }
 
-    /// Deletes `token`'s refresh and access tokens at the provider's revocation endpoint.
+    /// Deletes `token`'s refresh and access tokens at the provider's revocation endpoint; both
+    /// are tried, the first failure is thrown.
     private func revoke(_ token: OAuth2Token) async throws(SparkError) {
         let provider = try await openIDProvider()
         guard let endpoint = provider.revocationEndpoint else {
             throw .discovery(reason: "the discovery document names no revocation_endpoint")
         }
-        let tokens = [(token.refreshToken, "refresh_token"), (token.accessToken, "access_token")]
-        for case let (value?, hint) in tokens {
+        var failure: SparkError?
+        for case let (value?, hint) in [(token.refreshToken, "refresh_token"), (token.accessToken, "access_token")] {
             let fields = [("token", value), ("token_type_hint", hint), ("client_id", configuration.clientID),
                           ("client_secret", configuration.clientSecret ?? "")]
             let request = HTTPRequest(method: .post, url: endpoint,
                                       headers: ["Accept": "application/json", "X-SparkApi-User-Agent": userAgent], body: .form(fields))
-            let response = try await send(request)
-            guard response.isSuccess else {
-                let error = (try? JSON(parsing: response.body))?["error"]?.string.map { ": \($0)" } ?? ""
-                throw .remoteSignOutFailed(reason: "the revocation endpoint answered HTTP \(response.status)\(error)")
+            do throws(SparkError) {
+                let response = try await send(request)
+                guard response.isSuccess else {
+                    let error = (try? JSON(parsing: response.body))?["error"]?.string.map { ": \($0)" } ?? ""
+                    throw .remoteSignOutFailed(reason: "the revocation endpoint answered HTTP \(response.status)\(error)")
+                }
+            } catch {
+                failure = failure ?? error
             }
         }
+        if let failure { throw failure }
     }
 
     /// GETs `url` (no token: discovery and keys are public) and reads it as JSON.
