@@ -2,9 +2,9 @@ import StreamPlay
 import StreamPlayServices
 import Synchronization
 
-/// Spark (FBS) in memory: the platform's OpenID Connect provider (see
-/// ``authorize(_:user:)-(SparkOpenIDConnectRequest,_)``), its plain OAuth 2 sign-in and the API at
-/// `sparkapi.com/v1`, as routes of an ``InMemoryHTTPTransport``, answering with Spark's
+/// Spark (FBS) in memory: the platform's OpenID Connect provider (discovery, key set, token
+/// endpoint with signed ID tokens, revocation; ``IDTokenFault`` spoils its tokens), its plain
+/// OAuth 2 sign-in and the API at `sparkapi.com/v1`, as routes of an ``InMemoryHTTPTransport``, answering with Spark's
 /// `{"D": {...}}` envelopes as its documentation and the project's stand-in servers do.
 ///
 /// ```swift
@@ -17,7 +17,7 @@ import Synchronization
 ///
 /// - Every request needs `X-SparkApi-User-Agent` (else 400, code 1016).
 /// - `POST /v1/oauth2/grant`, a JSON body with the client id and secret: authorization code
-///   (get one with ``authorize(_:user:)``) and refresh (single-use refresh tokens: rotation).
+///   (get one with ``authorize(_:user:)-(AuthorizationRequest,_)``) and refresh (single-use refresh tokens: rotation).
 /// - API calls carry `Authorization: OAuth TOKEN` (Bearer is accepted too); an unknown token is
 ///   401 code 1000, an expired one 401 code 1020 (renew the session, then replay).
 /// - `GET /v1/my/account`; `GET /v1/contacts`; `POST /v1/contacts` (`{"D": {attributes}}` or

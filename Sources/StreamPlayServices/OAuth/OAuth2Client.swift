@@ -6,7 +6,7 @@ import StreamPlay
 /// made with it.
 ///
 /// - Grants: authorization code with PKCE (S256) and a checked `state`, or a code obtained
-///   another way (``exchange(code:redirectURI:codeVerifier:)``); refresh token (the
+///   another way (``exchange(code:redirectURI:codeVerifier:tokenURL:)``); refresh token (the
 ///   newest refresh token is always kept, as servers that rotate them require); client
 ///   credentials; the resource owner password grant (legacy and discouraged: the app sees the
 ///   user's password; only for services that still accept it).
