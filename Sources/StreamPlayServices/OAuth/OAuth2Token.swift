@@ -20,8 +20,9 @@ public struct OAuth2Token: Sendable, Codable, Equatable, CustomStringConvertible
     /// OpenID Connect endpoint, read from its discovery document): refreshes go there, also in
     /// a later run.
     public var tokenURL: String?
-    /// The OpenID Connect ID token that came with the session (a JWT), once verified. Kept
-    /// for single logout's `id_token_hint`; never logged.
+    /// The OpenID Connect ID token that came with the sign-in (a JWT), as received: the caller
+    /// verifies it, and a session whose token failed is not kept. Stored with the session so
+    /// that a later run can read its claims; never logged.
     public var idToken: String?
     /// Who signed in, as the session's OpenID sign-in said (an OpenID Connect `sub`, or an
     /// OpenID 2.0 identifier), kept with the session so that a later run knows it too.
