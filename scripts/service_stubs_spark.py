@@ -50,21 +50,18 @@ import threading
 import time
 import urllib.parse
 
-from joserfc import jwt
-from joserfc.jwk import RSAKey
+# joserfc (Authlib's JOSE library, in the venv) is imported when the provider is first used, so
+# that the other stand-ins run under any python3.
 
 KEY_ID = "stub-spark-oidc-1"
 ID_TOKEN_LIFETIME = 3600
 CLIENT_ID, CLIENT_SECRET = "spark-test-client", "spark-test-secret"
 
 
-class Provider:
-    """The provider's key and the rate limiter's state (one per stand-in process)."""
+class RateLimiter:
+    """The rate limit's state (one per stand-in process)."""
 
     def __init__(self):
-        self.key = RSAKey.generate_key(
-            2048, parameters={"kid": KEY_ID, "use": "sig", "alg": "RS256"}, private=True
-        )
         self.lock = threading.Lock()
         self.reset()
 
@@ -72,6 +69,11 @@ class Provider:
         with self.lock:
             self.rate = None  # (requests, window seconds, user or None)
             self.hits = {}  # access token -> [arrival times]
+
+    def set(self, rate):
+        with self.lock:
+            self.rate = rate
+            self.hits = {}
 
     def over_limit(self, token, user):
         """Whether `token` (of `user`) is over the rate limit (and counts this request if not)."""
@@ -89,14 +91,23 @@ class Provider:
             return False
 
 
-PROVIDER = None
+LIMITER = RateLimiter()
+_KEY = []
+_KEY_LOCK = threading.Lock()
 
 
-def provider():
-    global PROVIDER
-    if PROVIDER is None:
-        PROVIDER = Provider()
-    return PROVIDER
+def signing_key():
+    """The provider's RSA key, made at first use (a new one at each start)."""
+    with _KEY_LOCK:
+        if not _KEY:
+            from joserfc.jwk import RSAKey
+
+            _KEY.append(
+                RSAKey.generate_key(
+                    2048, parameters={"kid": KEY_ID, "use": "sig", "alg": "RS256"}, private=True
+                )
+            )
+        return _KEY[0]
 
 
 def discovery(issuer):
@@ -132,7 +143,7 @@ def route_auth(h):
     if p == "/.well-known/openid-configuration" and cmd in ("GET", "HEAD"):
         h.json(200, discovery(issuer))
     elif p == "/openid/jwks.json" and cmd in ("GET", "HEAD"):
-        h.json(200, {"keys": [provider().key.as_dict(private=False)]})
+        h.json(200, {"keys": [signing_key().as_dict(private=False)]})
     elif p == "/openid/authorize" and cmd in ("GET", "HEAD"):
         authorize(h)
     elif p == "/openid/token" and cmd == "POST":
@@ -269,7 +280,9 @@ def id_token(st, issuer, user, nonce):
     }
     if nonce is not None:
         claims["nonce"] = nonce
-    return jwt.encode({"alg": "RS256", "kid": KEY_ID, "typ": "JWT"}, claims, provider().key)
+    from joserfc import jwt
+
+    return jwt.encode({"alg": "RS256", "kid": KEY_ID, "typ": "JWT"}, claims, signing_key())
 
 
 def revoke(h):
@@ -285,7 +298,7 @@ def revoke(h):
 
 def check_rate(h, access_token, user):
     """Raises Spark's rate-limit answer when `access_token` (of `user`) is over the limit."""
-    if provider().over_limit(access_token, user):
+    if LIMITER.over_limit(access_token, user):
         h.spark_error(503, 1550, "Over rate limit", note="over the rate limit")
 
 
@@ -293,7 +306,7 @@ def control(h):
     """/_control/spark/... (True: answered); /_control/reset also resets the rate limiter and
     goes on (False) to service-stubs.py's own reset."""
     if h.req_path == "/_control/reset":
-        provider().reset()
+        LIMITER.reset()
         return False
     if h.req_path == "/_control/spark/rate-limit":
         if h.command != "POST":
@@ -307,17 +320,14 @@ def control(h):
             h.json(400, {"error": "body must be a JSON object"})
             return True
         if not spec:
-            with provider().lock:
-                provider().rate = None
+            LIMITER.set(None)
             h.json(200, {"ok": True, "rate_limit": None})
             return True
         n, window, user = spec.get("requests"), spec.get("window"), spec.get("user")
         if not isinstance(n, int) or n < 0 or not isinstance(window, (int, float)) or window <= 0:
             h.json(400, {"error": "rate_limit needs requests (an integer >= 0) and window (seconds > 0)"})
             return True
-        with provider().lock:
-            provider().rate = (n, float(window), user)
-            provider().hits = {}
+        LIMITER.set((n, float(window), user))
         h.json(200, {"ok": True, "rate_limit": {"requests": n, "window": window, "user": user}})
         return True
     return False
