@@ -43,17 +43,11 @@ public struct SparkOpenIDConnectRequest: Sendable, CustomStringConvertible, Cust
     ///   ``OAuth2Error/tokenRequestFailed(error:description:status:)`` for another error, or
     ///   ``OAuth2Error/invalidRedirect(reason:)`` without a code.
     func code(from redirect: String) throws(SparkError) -> String {
-        let fields = AuthorizationRequest.queryFields(of: redirect)
-        func value(_ name: String) -> String? { fields.first { $0.0 == name }?.1 }
-        guard value("state") == state else { throw .authorization(.stateMismatch) }
-        if let error = value("error") {
-            if error == "access_denied" { throw .authorization(.accessDenied(description: value("error_description"))) }
-            throw .authorization(.tokenRequestFailed(error: error, description: value("error_description"), status: 0))
+        do {
+            return try AuthorizationRequest.code(from: redirect, state: state)
+        } catch {
+            throw .authorization(error)
         }
-        guard let code = value("code"), !code.isEmpty else {
-            throw .authorization(.invalidRedirect(reason: "neither code nor error in the redirect"))
-        }
-        return code
     }
 
     /// `SparkOpenIDConnectRequest(authorize URL without its query, redirect, scopes)`; no state
