@@ -1,5 +1,7 @@
 #!/usr/bin/env python3
-"""Local stand-ins for the SoundCloud, Spotify and Spark APIs (Python standard library, 127.0.0.1).
+"""Local stand-ins for the SoundCloud, Spotify and Spark APIs (127.0.0.1): the Python standard
+library, and joserfc for Spark's OpenID Connect ID tokens (run it with the python of the venv that
+scripts/install-python-deps.sh makes).
 
     python3 scripts/service-stubs.py --media DIR [--urls-file FILE] [--env-file FILE] [--log FILE]
         [--owner-pid PID] [--lifetime SECONDS] [--expires-in [SERVICE=]SECONDS ...]
