@@ -20,7 +20,8 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
-        .package(url: "https://github.com/apple/swift-crypto", from: "3.12.0"),
+        // 3.12.3: _CryptoExtras' _RSA.Signing.PublicKey(n:e:), for the keys of a JWKS.
+        .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
         // `swift package generate-documentation` for the DocC catalogs (no code of it is linked).
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.4.0"),
     ],
@@ -77,6 +78,8 @@ let package = Package(
             dependencies: [
                 "StreamPlay",
                 .product(name: "Crypto", package: "swift-crypto"),
+                // RS256 signatures of OpenID Connect ID tokens (Spark's sign-in).
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -84,7 +87,10 @@ let package = Package(
         // SoundCloud, Spotify and Spark behind it, and a recording AudioSink.
         .target(
             name: "StreamPlayTesting",
-            dependencies: ["StreamPlay", "StreamPlayServices"]
+            dependencies: ["StreamPlay", "StreamPlayServices",
+                           // FakeSpark signs its ID tokens (RS256).
+                           .product(name: "Crypto", package: "swift-crypto"),
+                           .product(name: "_CryptoExtras", package: "swift-crypto")]
         ),
         .executableTarget(
             name: "streamplay",
@@ -116,7 +122,9 @@ let package = Package(
         // The service clients against in-memory fakes of the services: no servers, milliseconds.
         .testTarget(
             name: "StreamPlayServicesUnitTests",
-            dependencies: ["StreamPlay", "StreamPlayServices", "StreamPlayTesting"]
+            dependencies: ["StreamPlay", "StreamPlayServices", "StreamPlayTesting",
+                           // RSA keys made in the tests, to sign ID tokens.
+                           .product(name: "_CryptoExtras", package: "swift-crypto")]
         ),
         .testTarget(
             name: "StreamPlayIntegrationTests",

@@ -21,8 +21,10 @@ for f in cbr-44k-stereo.mp3 cbr-44k-stereo-short.mp3 hls/vod/index.m3u8 hls/vod/
   fi
 done
 command -v curl >/dev/null || { echo "service-stubs-selftest: curl not found" >&2; exit 1; }
-# The interpreter itself, not a version manager's shim: it runs a few hundred times.
-PY=$(python3 -c 'import sys; print(sys.executable)')
+# The interpreter itself, not a version manager's shim: it runs a few hundred times. The venv's
+# (scripts/install-python-deps.sh) when there is one: Spark's OpenID Connect signs with joserfc.
+venv_python=${STREAMPLAY_VENV:-$root/.build-venv}/bin/python
+if [[ -x $venv_python ]]; then PY=$venv_python; else PY=$(python3 -c 'import sys; print(sys.executable)'); fi
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/service-stubs-selftest.XXXXXX")
 failures=()
@@ -73,6 +75,7 @@ SP_REFRESH=$STREAMPLAY_STUB_SPOTIFY_REFRESH_URL
 SP_ID=$STREAMPLAY_STUB_SPOTIFY_CLIENT_ID
 SP_SECRET=$STREAMPLAY_STUB_SPOTIFY_CLIENT_SECRET
 SK_OPENID=$STREAMPLAY_STUB_SPARK_OPENID_URL
+SK_DISCOVERY=$STREAMPLAY_STUB_SPARK_DISCOVERY_URL
 SK_OAUTH=$STREAMPLAY_STUB_SPARK_AUTH_URL
 SK_TOKEN=$STREAMPLAY_STUB_SPARK_TOKEN_URL
 SK_API=$STREAMPLAY_STUB_SPARK_API_URL
@@ -1036,6 +1039,40 @@ expect "spark injected 429" 429 "j['D']['Code'] == 1550 and h['retry-after'] == 
 ctl fail '{"service":"spark","status":503}'
 req GET "$SK_API/contacts" "${SKA[@]}"
 expect "spark injected 503" 503 "j['D']['Code'] == 1510"
+ctl fail '{"service":"spark","spark_code":1550}'
+req GET "$SK_API/contacts" "${SKA[@]}"
+expect "spark rate limit as Spark sends it" 503 "j['D'] == {'Success': False, 'Code': 1550, 'Message': 'Over rate limit'}"
+
+# Spark's OpenID Connect provider (scripts/service_stubs_spark.py)
+SK_ISSUER=${SK_DISCOVERY%/.well-known/openid-configuration}
+req GET "$SK_DISCOVERY"
+expect "spark discovery" 200 "j['issuer'] == '$SK_ISSUER' and j['token_endpoint'] == '$SK_ISSUER/openid/token' and
+  j['id_token_signing_alg_values_supported'] == ['RS256'] and 'revocation_endpoint' in j"
+req GET "$SK_ISSUER/openid/jwks.json"
+expect "spark jwks" 200 "j['keys'][0]['kty'] == 'RSA' and j['keys'][0]['alg'] == 'RS256' and 'd' not in j['keys'][0]"
+req GET "$SK_ISSUER/openid/authorize?client_id=$SK_ID&redirect_uri=$(urlenc "$SKR")&response_type=code&scope=openid&state=st1&nonce=nn1"
+expect "spark oidc authorize" 302 "q['state'] == 'st1' and q['code']"
+OIDC_CODE=$(jq_ "q['code']")
+remember "$OIDC_CODE"
+req GET "$SK_ISSUER/openid/authorize?client_id=$SK_ID&redirect_uri=$(urlenc "$SKR")&response_type=code&scope=profile&state=st2"
+expect "spark oidc authorize without openid" 302 "q['error'] == 'invalid_scope' and q['state'] == 'st2'"
+req POST "$SK_ISSUER/openid/token" -H 'Content-Type: application/json' --data \
+  "{\"client_id\":\"$SK_ID\",\"client_secret\":\"$SK_SECRET\",\"grant_type\":\"authorization_code\",\"code\":\"$OIDC_CODE\",\"redirect_uri\":\"$SKR\"}"
+expect "spark oidc token (JSON)" 200 "j['token_type'] == 'Bearer' and j['id_token'].count('.') == 2 and j['refresh_token']"
+OIDC_ACCESS=$(jq_ "j['access_token']")
+OIDC_REFRESH=$(jq_ "j['refresh_token']")
+remember "$OIDC_ACCESS"; remember "$OIDC_REFRESH"
+req POST "$SK_ISSUER/openid/token" -u "$SK_ID:$SK_SECRET" --data-urlencode grant_type=refresh_token \
+  --data-urlencode "refresh_token=$OIDC_REFRESH"
+expect "spark oidc refresh (form, Basic)" 200 "j['access_token'] and j['refresh_token'] != '$OIDC_REFRESH'"
+remember "$(jq_ "j['refresh_token']")"
+req GET "$SK_API/my/account" "${SKH[@]}" -H "Authorization: Bearer $OIDC_ACCESS"
+expect "spark api with an OIDC token" 200 "j['D']['Success']"
+req POST "$SK_ISSUER/openid/revoke" --data-urlencode "token=$OIDC_ACCESS" --data-urlencode token_type_hint=access_token \
+  --data-urlencode "client_id=$SK_ID" --data-urlencode "client_secret=$SK_SECRET"
+expect "spark oidc revoke" 200
+req GET "$SK_API/my/account" "${SKH[@]}" -H "Authorization: Bearer $OIDC_ACCESS"
+expect "spark api after revocation" 401 "j['D']['Code'] == 1000"
 req GET "$SK_API/nothing" "${SKA[@]}"
 expect "spark unknown path" 404 "j['D']['Code'] == 404"
 

@@ -1,5 +1,7 @@
 #!/usr/bin/env python3
-"""Local stand-ins for the SoundCloud, Spotify and Spark APIs (Python standard library, 127.0.0.1).
+"""Local stand-ins for the SoundCloud, Spotify and Spark APIs (127.0.0.1): the Python standard
+library, and joserfc for Spark's OpenID Connect ID tokens (run it with the python of the venv that
+scripts/install-python-deps.sh makes).
 
     python3 scripts/service-stubs.py --media DIR [--urls-file FILE] [--env-file FILE] [--log FILE]
         [--owner-pid PID] [--lifetime SECONDS] [--expires-in [SERVICE=]SECONDS ...]
@@ -38,14 +40,15 @@ Options
                      "authorize_url", "token_url", "api", "api_url", "cdn_url", "swap_url",
                      "refresh_url", "client_id", "client_secret"}, "spark": {"auth", "openid_url",
                      "authorize_url", "api", "api_url", "token_url", "client_id",
-                     "client_secret"}}. The same JSON is printed as one line on stdout.
+                     "client_secret", "discovery_url"}}. The same JSON is printed as one line on
+                     stdout.
   --env-file FILE    the same as shell exports, written (atomically) just before --urls-file:
                      STREAMPLAY_STUB_CONTROL_URL, STREAMPLAY_STUB_SOUNDCLOUD_{AUTH_URL (the
                      authorize URL), TOKEN_URL, API_URL, CDN_URL, CLIENT_ID, CLIENT_SECRET},
                      STREAMPLAY_STUB_SPOTIFY_{AUTH_URL, TOKEN_URL, API_URL (with /v1), CDN_URL,
                      SWAP_URL, REFRESH_URL, CLIENT_ID, CLIENT_SECRET}, STREAMPLAY_STUB_SPARK_
-                     {OPENID_URL, AUTH_URL (the OAuth 2 authorize URL), TOKEN_URL, API_URL (with
-                     /v1), CLIENT_ID, CLIENT_SECRET}.
+                     {OPENID_URL, DISCOVERY_URL (OpenID Connect), AUTH_URL (the OAuth 2 authorize
+                     URL), TOKEN_URL, API_URL (with /v1), CLIENT_ID, CLIENT_SECRET}.
   --log FILE         the request log (below), appended, one JSON line per request, flushed.
   --owner-pid PID    exit once PID has gone (checked twice a second; a zombie counts as gone).
   --lifetime S       exit after S seconds (default 3600). SIGTERM/SIGINT end it too.
@@ -392,6 +395,11 @@ Spark (sparkplatform.com, sparkapi.com)
 =================================================================================================
 Auth listener (sparkplatform.com)
 
+OpenID Connect (the documented sign-in today: /.well-known/openid-configuration,
+/openid/authorize, /openid/token with RS256-signed ID tokens, /openid/jwks.json, /openid/revoke)
+and the rate limit (/_control/spark/rate-limit) are in scripts/service_stubs_spark.py, described
+in its docstring.
+
 GET /openid   OpenID 2.0 with Spark's OAuth 2 extension (the Hybrid flow) or plain OpenID:
   openid.mode=checkid_setup (or checkid_immediate), openid.return_to (absolute, required),
   openid.spark.client_id, openid.spark.combined_flow=true (Hybrid: ask for a code),
@@ -432,8 +440,10 @@ API listener (sparkapi.com; api_url = origin/v1). Responses are {"D": {...}} env
     400 1050 a required attribute is missing;  400 1053 an attribute breaks a constraint
     409 1055 the write conflicts (an e-mail already in use)
     404 404 "Not Found";  405 405 "Method not allowed"
-    injected: 429 1550 "Over rate limit", 503 1510 "The API is temporarily unavailable.",
-    500 1026, 401 1020, or any {"spark_code"} given to /_control/fail
+    503 1550 "Over rate limit" (Spark's error table gives 1550 HTTP 503): injected with
+    {"spark_code": 1550}, or by the rate limit (service_stubs_spark.py); injected: 503 1510 "The
+    API is temporarily unavailable.", 500 1026, 401 1020, 429 1550 (not Spark's pairing: for
+    clients' 429 handling), or any {"spark_code"} given to /_control/fail
   "Authorization: OAuth ACCESS_TOKEN" (Bearer is accepted too, as for Spark's OpenID Connect
   tokens; the log shows which).
 
@@ -481,7 +491,8 @@ POST /_control/reset     {"tokens": false}  forget failures, config changes, use
 POST /_control/fail      {"service": "soundcloud" | "spotify" | "spark",
                           "host": "api" (default) | soundcloud "auth" | "cdn" | spotify
                                   "accounts" | "cdn" | "swap" | spark "auth" | "any",
-                          "status": 400..599 (default 429; 401 if spark_code is given),
+                          "status": 400..599 (default 429; with spark_code 1550 503, with
+                                  another spark_code 401),
                           "count": N (default 1),
                           "retry_after": S (Retry-After header; default 1 for 429 and 503),
                           "path": PREFIX (only requests whose path, percent-decoded and
@@ -551,7 +562,10 @@ Where the stand-ins differ from the real services (on purpose)
   player is a simulation (no context_uri, no shuffle/repeat/queue endpoints).
 - Spark's grant endpoint errors are not documented; the stubs answer OAuth-shaped
   {"error", "error_description"}. POST /v1/contacts answers 201. _filter is not evaluated.
-  OpenID assertions are not verifiable (no check_authentication).
+  OpenID 2.0 assertions are not verifiable (no check_authentication). Spark's OpenID Connect
+  token endpoint answers here with token_type "Bearer" and an ID token whose claims are the
+  standard ones (Spark adds real-estate claims such as MemberMlsId); the docs show a JSON body,
+  the stand-in takes a form too.
 """
 
 import argparse
@@ -570,6 +584,8 @@ import time
 import urllib.parse
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import service_stubs_spark  # Spark's OpenID Connect provider and rate limit (scripts/)
 
 # -- constants and fixtures --------------------------------------------------------------------
 
@@ -1605,6 +1621,8 @@ class Handler(BaseHTTPRequestHandler):
     def route_control(self):
         st = self.state
         p = self.req_path
+        if service_stubs_spark.control(self):
+            return
         if p == "/_control/urls" and self.command in ("GET", "HEAD"):
             return self.json(200, st.urls)
         if p == "/_control/uploads" and self.command in ("GET", "HEAD"):
@@ -1652,7 +1670,9 @@ class Handler(BaseHTTPRequestHandler):
                 raise HttpError(
                     400, jdump({"error": "host must be one of %s or any" % ", ".join(roles)})
                 )
-            status = spec.get("status", 429 if spec.get("spark_code") is None else 401)
+            # Spark's rate limit, code 1550, comes with 503 (its error table); other codes 401.
+            default = 429 if spec.get("spark_code") is None else 503 if spec["spark_code"] == 1550 else 401
+            status = spec.get("status", default)
             count = spec.get("count", 1)
             if not isinstance(status, int) or not 400 <= status <= 599:
                 raise HttpError(400, jdump({"error": "status must be an integer 400..599"}))
@@ -3284,6 +3304,8 @@ class Handler(BaseHTTPRequestHandler):
 
     def route_spark_auth(self):
         p = self.req_path
+        if service_stubs_spark.route_auth(self):
+            return
         if p == "/openid" and self.command in ("GET", "HEAD"):
             return self.spark_openid()
         if p == "/oauth2" and self.command in ("GET", "HEAD"):
@@ -3476,6 +3498,7 @@ class Handler(BaseHTTPRequestHandler):
                 "Invalid API key and/or request signed improperly",
                 note="token " + status,
             )
+        service_stubs_spark.check_rate(self, value, rec["user"])
         user = rec["user"]
         self.entry["user"] = user
         if p == "/v1/my/account":
@@ -3781,6 +3804,7 @@ def build_urls(bases):
         "spark": {
             "auth": bases[("spark", "auth")],
             "openid_url": bases[("spark", "auth")] + "/openid",
+            "discovery_url": bases[("spark", "auth")] + "/.well-known/openid-configuration",
             "authorize_url": bases[("spark", "auth")] + "/oauth2",
             "api": bases[("spark", "api")],
             "api_url": bases[("spark", "api")] + "/v1",
@@ -3808,6 +3832,7 @@ ENV_NAMES = [
     ("STREAMPLAY_STUB_SPOTIFY_CLIENT_ID", ("spotify", "client_id")),
     ("STREAMPLAY_STUB_SPOTIFY_CLIENT_SECRET", ("spotify", "client_secret")),
     ("STREAMPLAY_STUB_SPARK_OPENID_URL", ("spark", "openid_url")),
+    ("STREAMPLAY_STUB_SPARK_DISCOVERY_URL", ("spark", "discovery_url")),
     ("STREAMPLAY_STUB_SPARK_AUTH_URL", ("spark", "authorize_url")),
     ("STREAMPLAY_STUB_SPARK_TOKEN_URL", ("spark", "token_url")),
     ("STREAMPLAY_STUB_SPARK_API_URL", ("spark", "api_url")),

@@ -559,7 +559,9 @@ start_stubs() { # DIR MEDIA -> writes DIR/stubs.env
   local dir=$1 media=$2 pid i
   rm -f "$dir/stubs.env" "$dir/stubs.json"
   : >"$dir/stubs.log"
-  setsid python3 "$SERVICE_STUBS" --media "$media" --urls-file "$dir/stubs.json" \
+  # The venv's python, as for the OAuth server: Spark's OpenID Connect stand-in signs its ID
+  # tokens with joserfc (scripts/service_stubs_spark.py).
+  setsid "$VENV_PYTHON" "$SERVICE_STUBS" --media "$media" --urls-file "$dir/stubs.json" \
     --env-file "$dir/stubs.env" --log "$dir/stubs.log" --lifetime "$FAULTS_LIFETIME" \
     </dev/null >"$dir/stubs-server.log" 2>&1 &
   pid=$!
@@ -570,7 +572,7 @@ start_stubs() { # DIR MEDIA -> writes DIR/stubs.env
     alive "$pid" || break
     sleep 0.1
   done
-  log "service stand-ins did not start"
+  log "service stand-ins did not start (run scripts/install-python-deps.sh)"
   show_log "$dir/stubs-server.log"
   return 1
 }

@@ -2,8 +2,9 @@ import StreamPlay
 import StreamPlayServices
 import Synchronization
 
-/// Spark (FBS) in memory: the platform's plain OAuth 2 sign-in and the API at
-/// `sparkapi.com/v1`, as routes of an ``InMemoryHTTPTransport``, answering with Spark's
+/// Spark (FBS) in memory: the platform's OpenID Connect provider (discovery, key set, token
+/// endpoint with signed ID tokens, revocation; ``IDTokenFault`` spoils its tokens), its plain
+/// OAuth 2 sign-in and the API at `sparkapi.com/v1`, as routes of an ``InMemoryHTTPTransport``, answering with Spark's
 /// `{"D": {...}}` envelopes as its documentation and the project's stand-in servers do.
 ///
 /// ```swift
@@ -16,7 +17,7 @@ import Synchronization
 ///
 /// - Every request needs `X-SparkApi-User-Agent` (else 400, code 1016).
 /// - `POST /v1/oauth2/grant`, a JSON body with the client id and secret: authorization code
-///   (get one with ``authorize(_:user:)``) and refresh (single-use refresh tokens: rotation).
+///   (get one with ``authorize(_:user:)-(AuthorizationRequest,_)``) and refresh (single-use refresh tokens: rotation).
 /// - API calls carry `Authorization: OAuth TOKEN` (Bearer is accepted too); an unknown token is
 ///   401 code 1000, an expired one 401 code 1020 (renew the session, then replay).
 /// - `GET /v1/my/account`; `GET /v1/contacts`; `POST /v1/contacts` (`{"D": {attributes}}` or
@@ -37,6 +38,8 @@ public final class FakeSpark: Sendable {
     public let transport: InMemoryHTTPTransport
     let tokens = FakeTokenAuthority(prefix: "spark")
     let contacts: Mutex<[JSON]>
+    /// The OpenID Connect provider's nonces, faults and revocations.
+    let openID = Mutex(OpenIDState())
 
     /// The fake, its routes added to `transport`; one contact to begin with ("Jane Client").
     public init(transport: InMemoryHTTPTransport = InMemoryHTTPTransport()) {
@@ -46,6 +49,7 @@ public final class FakeSpark: Sendable {
             "PrimaryEmail": "jane.client@example.com", "Tags": ["Buyer"],
         ])])
         installRoutes()
+        installOpenIDRoutes()
     }
 
     /// The service settings of a client of this fake: its credentials, Spark's public URLs and
@@ -81,7 +85,7 @@ public final class FakeSpark: Sendable {
     }
 
     /// Answers the next `count` API requests whose path starts with `pathPrefix` with `status`
-    /// and Spark's failed envelope carrying `code` (1550 "Over rate limit" with 429, say).
+    /// and Spark's failed envelope carrying `code` (1550 "Over rate limit" with 503, as Spark's error table has it, say).
     public func failNext(_ count: Int = 1, status: Int, code: Int, message: String, retryAfter: Double? = nil,
                          pathPrefix: String = "/v1/") {
         transport.failNext(count, status: status, retryAfter: retryAfter, host: Self.apiHost, pathPrefix: pathPrefix,

@@ -4,7 +4,8 @@ import StreamPlay
 import StreamPlayServices
 
 /// `streamplay login SERVICE`: signs in with the service's authorization page (OAuth 2 with
-/// PKCE for SoundCloud and Spotify, OpenID Hybrid for Spark) and stores the tokens encrypted.
+/// PKCE for SoundCloud and Spotify; OpenID Connect for Spark, or its Hybrid and OpenID 2.0
+/// flows with `--spark-flow`) and stores the tokens encrypted.
 ///
 /// The redirect comes back to a one-shot listener on 127.0.0.1 (RFC 8252). The authorization
 /// URL is the first line of stdout, alone, so that a script or a person on another machine can
@@ -32,6 +33,9 @@ struct LoginCommand: AsyncParsableCommand {
     @Flag(help: "Ask the user to approve again even if they did before (Spotify's show_dialog).")
     var showDialog = false
 
+    @Option(help: "Spark's sign-in: openid-connect (default), hybrid (OpenID 2.0 with an OAuth 2 code) or openid (identity only, no API session).")
+    var sparkFlow: SparkSignIn = .openIDConnect
+
     @OptionGroup var options: ServiceOptions
 
     func validate() throws {
@@ -56,7 +60,8 @@ struct LoginCommand: AsyncParsableCommand {
         switch service {
         case .soundcloud: session = try await SoundCloudLogin(client: context.soundCloud(redirectURI: redirectURI))
         case .spotify: session = try await SpotifyLogin(client: context.spotify(redirectURI: redirectURI), showDialog: showDialog)
-        case .spark: session = try SparkLogin(client: context.spark(redirectURI: redirectURI), returnTo: redirectURI)
+        case .spark:
+            session = try await SparkLogin(client: context.spark(redirectURI: redirectURI), flow: sparkFlow, returnTo: redirectURI)
         }
         // The URL alone on the first line of stdout; everything else on stderr.
         StandardStream.output(session.authorizationURL + "\n")
@@ -82,6 +87,7 @@ struct LoginCommand: AsyncParsableCommand {
             redirect = line
         }
         try await session.complete(redirect: redirect)
+        if service == .spark, sparkFlow == .openID { return }  // no API session to name
         let name = (try? await context.accountName(service)).map { " as \($0)" } ?? ""
         StandardStream.error("Signed in to \(service)\(name).\n")
     }

@@ -8,7 +8,9 @@ struct LogoutCommand: AsyncParsableCommand {
         discussion: """
             For SoundCloud, the session is also ended at SoundCloud (POST /sign-out on its token host); \
             when that fails, the failure is reported (exit status 1) and the local tokens are deleted anyway. \
-            SoundCloud's cached app token (client credentials) is deleted as well.
+            SoundCloud's cached app token (client credentials) is deleted as well. For Spark, its tokens are \
+            deleted at Spark (the revocation endpoint of its OpenID Connect discovery document), with the same \
+            handling of a failure.
             """)
 
     @Argument(help: "soundcloud, spotify or spark.")
@@ -25,6 +27,13 @@ struct LogoutCommand: AsyncParsableCommand {
                 do throws(SoundCloudError) {
                     try await client.signOut()
                 } catch {
+                    remoteFailure = "SoundCloud's sign-out failed (\(error))"
+                }
+            }
+            if service == .spark, wasSignedIn, let client = try? context.spark() {
+                do throws(SparkError) {
+                    try await client.signOutEverywhere()
+                } catch {
                     remoteFailure = error.description
                 }
             }
@@ -35,7 +44,7 @@ struct LogoutCommand: AsyncParsableCommand {
             }
             StandardStream.error(wasSignedIn ? "Signed out of \(service).\n" : "Not signed in to \(service).\n")
             if let remoteFailure {
-                throw CommandFailure("SoundCloud's sign-out failed (\(remoteFailure)); the local tokens were deleted anyway")
+                throw CommandFailure("\(remoteFailure); the local tokens were deleted anyway")
             }
         }
     }

@@ -35,6 +35,7 @@ struct ServiceCommandLineTests {
                 environment[prefix + "TOKEN_URL"] = configuration.tokenURL
                 environment[prefix + "API_URL"] = configuration.apiURL
                 if let openID = configuration.openIDURL { environment[prefix + "OPENID_URL"] = openID }
+                if let discovery = configuration.discoveryURL { environment[prefix + "DISCOVERY_URL"] = discovery }
             }
             self.environment = environment
         }
@@ -164,16 +165,41 @@ struct ServiceCommandLineTests {
         #expect(none.stderr.contains("no preview"), "\(none.stderr)")
     }
 
-    @Test("login spark signs in with OpenID Hybrid; whoami prints the account name")
+    @Test("login spark signs in with OpenID Connect (Hybrid with --spark-flow); whoami; the configured user agent; logout deletes the tokens at Spark")
     func sparkSession() async throws {
-        let home = try Home(services: [.spark])
-        defer { home.remove() }
+        let plain = try Home(services: [.spark])
+        defer { plain.remove() }
+        var environment = plain.environment
+        environment["STREAMPLAY_SPARK_USER_AGENT"] = "CLITestAgent/7"
+        let home = Home(copying: plain, environment: environment)
+        let mark = try ServiceStubs.logMark()
         let (login, url) = try await Self.login(.spark, home: home, user: "streamplay-tester")
         #expect(login.status == 0, "\(login.stderr)")
-        #expect(url.contains("openid.spark.combined_flow=true"))
+        #expect(url.contains("/openid/authorize?") && url.contains("scope=openid") && url.contains("nonce="), "\(url)")
+        let stored = try #require(try home.storedToken(.spark))
+        #expect(stored.openIDIdentity == "20000426173054342350000000" && stored.idToken != nil)
         let whoami = try await Self.run(["whoami", "spark"], home: home)
         #expect(whoami.status == 0, "\(whoami.stderr)")
         #expect(whoami.stdout == "StreamPlay Tester\n")
+        let api = try SparkTesting.apiLog(after: mark)
+        #expect(!api.isEmpty && api.allSatisfy { ($0["headers"] as? [String: Any])?["X-SparkApi-User-Agent"] as? String == "CLITestAgent/7" })
+
+        let logoutMark = try ServiceStubs.logMark()
+        let logout = try await Self.run(["logout", "spark"], home: home)
+        #expect(logout.status == 0, "\(logout.stderr)")
+        #expect(try SparkTesting.authLog(after: logoutMark, path: "/openid/revoke").count == 2)
+        #expect(try home.storedToken(.spark) == nil)
+
+        // The seed's Hybrid flow on request; a failed deletion at Spark is reported, the tokens go anyway.
+        let (hybrid, hybridURL) = try await Self.login(.spark, home: home, user: ServiceStubs.uniqueUser("cli"),
+                                                       arguments: ["--spark-flow", "hybrid"])
+        #expect(hybrid.status == 0, "\(hybrid.stderr)")
+        #expect(hybridURL.contains("openid.spark.combined_flow=true"))
+        #expect(try home.storedToken(.spark)?.openIDIdentity?.contains("/openid/id/") == true)
+        try await ServiceStubs.fail(.spark, host: "auth", status: 400, count: 1, path: "/openid/revoke")
+        let failed = try await Self.run(["logout", "spark"], home: home)
+        #expect(failed.status == 1 && failed.stderr.contains("the local tokens were deleted anyway"), "\(failed.stderr)")
+        #expect(try home.storedToken(.spark) == nil)
     }
 
     @Test("login --paste takes the redirect URL pasted on stdin (a browser on another machine)")

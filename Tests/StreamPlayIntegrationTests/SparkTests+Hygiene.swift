@@ -9,19 +9,19 @@ import Testing
 extension SparkTests {
     // MARK: Retries, logging, redaction
 
-    @Test("429 and 503 retried honouring Retry-After; 500 only when the call may be repeated; limits")
+    @Test("the rate limit (1550 with 503) and 503 retried honouring Retry-After; 500 only when the call may be repeated; limits")
     func retries() async throws {
         let client = try SparkTesting.client()
         _ = try await SparkTesting.signIn(client)
         #expect(await client.retryPolicy == ServiceRetryPolicy())
         let mark = try ServiceStubs.logMark()
-        try await ServiceStubs.fail(.spark, status: 429, path: "/v1/my/account")
+        try await ServiceStubs.fail(.spark, path: "/v1/my/account", sparkCode: 1550)
         try await ServiceStubs.fail(.spark, status: 503, path: "/v1/my/account")
         let start = ContinuousClock.now
         _ = try await client.account()
         let elapsed = ContinuousClock.now - start
         #expect(elapsed >= .milliseconds(1900), "two Retry-After: 1 waits, took \(elapsed)")
-        #expect(try SparkTesting.requests(to: "/v1/my/account", after: mark).map { $0["status"] as? Int } == [429, 503, 200])
+        #expect(try SparkTesting.requests(to: "/v1/my/account", after: mark).map { $0["status"] as? Int } == [503, 503, 200])
         // A 500 to a GET is retried after a backoff; to a POST it is not: Spark may have acted.
         await client.setRetryPolicy(ServiceRetryPolicy(maximumRetries: 2, initialDelay: 0.05, maximumDelay: 5))
         let mark2 = try ServiceStubs.logMark()
@@ -45,11 +45,11 @@ extension SparkTests {
         // A Retry-After beyond the policy's longest wait is not slept: the error comes at once.
         await client.setRetryPolicy(ServiceRetryPolicy(maximumDelay: 0.5))
         let mark5 = try ServiceStubs.logMark()
-        try await ServiceStubs.fail(.spark, status: 429, path: "/v1/my/account", retryAfter: 1)
+        try await ServiceStubs.fail(.spark, path: "/v1/my/account", retryAfter: 1, sparkCode: 1550)
         let start5 = ContinuousClock.now
         let limited = await SparkTesting.error { () async throws(SparkError) in try await client.account() }
         #expect(ContinuousClock.now - start5 < .milliseconds(900), "no 1 s wait under a 0.5 s limit")
-        #expect(limited == .api(code: 1550, message: "Over rate limit", status: 429))
+        #expect(limited == .api(code: 1550, message: "Over rate limit", status: 503) && limited?.isRateLimited == true)
         #expect(try SparkTesting.requests(to: "/v1/my/account", after: mark5).count == 1)
         // Never: one try.
         await client.setRetryPolicy(.never)
@@ -89,9 +89,9 @@ extension SparkTests {
         #expect(warned.count == 2 && warned[0].hasPrefix("warning Spark answered HTTP 503")
                 && warned[1].hasPrefix("error Spark API call failed"), "a retry is below warning; giving up is not: \(warned)")
         await client.setLogLevel(.info)
-        try await ServiceStubs.fail(.spark, status: 429, path: "/v1/my/account", retryAfter: 0)
+        try await ServiceStubs.fail(.spark, path: "/v1/my/account", retryAfter: 0, sparkCode: 1550)
         let info = try await lines { _ = try await client.account() }
-        #expect(info.count == 2 && info[0].hasPrefix("notice Spark answered HTTP 429")
+        #expect(info.count == 2 && info[0].hasPrefix("notice Spark answered HTTP 503")
                 && info[1].hasPrefix("info Spark API call") && info[1].contains("/v1/my/account"), "\(info)")
         await client.setLogLevel(.debug)
         let debug = try await lines { _ = try await client.get("/listings", parameters: ["_pagination": "1"]) }

@@ -60,7 +60,7 @@ struct SparkClientTests {
     func errors() async throws {
         let fake = FakeSpark()
         let client = try await Self.signedIn(fake)
-        fake.failNext(2, status: 429, code: 1550, message: "Over rate limit", retryAfter: 0, pathPrefix: "/v1/my/")
+        fake.failNext(2, status: 503, code: 1550, message: "Over rate limit", retryAfter: 0, pathPrefix: "/v1/my/")
         #expect(try await client.account().name == "StreamPlay Tester")
         #expect(fake.transport.requests.filter { $0.path == "/v1/my/account" }.count == 3)
         await #expect(throws: SparkError.api(code: 404, message: "Not Found", status: 404)) {

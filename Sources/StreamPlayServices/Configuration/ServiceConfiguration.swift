@@ -24,6 +24,12 @@ public struct ServiceConfiguration: Sendable, Equatable, CustomStringConvertible
     public var scopes: [String]
     /// Spark's OpenID endpoint (OpenID and Hybrid sign-in).
     public var openIDURL: String?
+    /// Spark: the OpenID Connect discovery document (`.well-known/openid-configuration`), the
+    /// default sign-in's endpoints and keys.
+    public var discoveryURL: String?
+    /// Spark: the `X-SparkApi-User-Agent` value, the app's name as registered with Spark (nil:
+    /// the client's default).
+    public var userAgent: String?
     /// Spotify: the app's own token swap service, which holds the secret (optional).
     public var tokenSwapURL: String?
     /// Spotify: the app's own token refresh service, paired with ``tokenSwapURL``.
@@ -38,7 +44,7 @@ public struct ServiceConfiguration: Sendable, Equatable, CustomStringConvertible
     public init(service: StreamingService, clientID: String, clientSecret: String? = nil,
                 authorizationURL: String, tokenURL: String, apiURL: String, redirectURI: String? = nil,
                 scopes: [String] = [], openIDURL: String? = nil, tokenSwapURL: String? = nil,
-                tokenRefreshURL: String? = nil) {
+                tokenRefreshURL: String? = nil, discoveryURL: String? = nil, userAgent: String? = nil) {
         self.service = service
         self.clientID = clientID
         self.clientSecret = clientSecret
@@ -50,6 +56,8 @@ public struct ServiceConfiguration: Sendable, Equatable, CustomStringConvertible
         self.openIDURL = openIDURL
         self.tokenSwapURL = tokenSwapURL
         self.tokenRefreshURL = tokenRefreshURL
+        self.discoveryURL = discoveryURL
+        self.userAgent = userAgent
     }
 
     /// The service's public endpoints and the scopes StreamPlay needs; no client id (each app
@@ -73,7 +81,8 @@ public struct ServiceConfiguration: Sendable, Equatable, CustomStringConvertible
                                  authorizationURL: "https://sparkplatform.com/oauth2",
                                  tokenURL: "https://sparkapi.com/v1/oauth2/grant",
                                  apiURL: "https://sparkapi.com/v1",
-                                 openIDURL: "https://sparkplatform.com/openid")
+                                 openIDURL: "https://sparkplatform.com/openid",
+                                 discoveryURL: "https://sparkplatform.com/.well-known/openid-configuration")
         }
     }
 
@@ -107,6 +116,8 @@ public struct ServiceConfiguration: Sendable, Equatable, CustomStringConvertible
                      "auth \(authorizationURL)", "token \(tokenURL)", "api \(apiURL)"]
         if let redirectURI { parts.append("redirect \(redirectURI)") }
         if let openIDURL { parts.append("openid \(openIDURL)") }
+        if let discoveryURL { parts.append("discovery \(discoveryURL)") }
+        if let userAgent { parts.append("user agent \(userAgent)") }
         if let tokenSwapURL { parts.append("swap \(tokenSwapURL)") }
         if let tokenRefreshURL { parts.append("refresh \(tokenRefreshURL)") }
         return "\(service)(\(parts.joined(separator: ", ")))"

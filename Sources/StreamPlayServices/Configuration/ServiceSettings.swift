@@ -13,13 +13,14 @@ import Glibc
 /// {"soundcloud": {"client_id": "...", "client_secret": "...", "redirect_uri": "...",
 ///                 "auth_url": "...", "token_url": "...", "api_url": "...", "scopes": ["..."]},
 ///  "spotify": {"client_id": "...", "swap_url": "...", "refresh_url": "..."},
-///  "spark": {"client_id": "...", "client_secret": "...", "openid_url": "..."}}
+///  "spark": {"client_id": "...", "client_secret": "...", "openid_url": "...",
+///            "discovery_url": "...", "user_agent": "MyApp/1.0"}}
 /// ```
 ///
 /// The environment variables `STREAMPLAY_<SERVICE>_CLIENT_ID`, `_CLIENT_SECRET`, `_AUTH_URL`,
 /// `_TOKEN_URL`, `_API_URL`, `_REDIRECT_URI`, `_SCOPES` (space-separated), `_OPENID_URL`,
-/// `_SWAP_FORWARDS_CODE_VERIFIER` (`true`/`false`),
-/// `_SWAP_URL` and `_REFRESH_URL` win over the file. A file holding a client secret must be
+/// `_SWAP_FORWARDS_CODE_VERIFIER` (`true`/`false`), `_DISCOVERY_URL`, `_USER_AGENT` (Spark's
+/// `X-SparkApi-User-Agent`), `_SWAP_URL` and `_REFRESH_URL` win over the file. A file holding a client secret must be
 /// readable by its owner only, as ssh has it for keys.
 public struct ServiceSettings: Sendable {
     /// The configuration of each service.
@@ -93,6 +94,7 @@ public struct ServiceSettings: Sendable {
         case tokenURL = "token_url", apiURL = "api_url", redirectURI = "redirect_uri", scopes
         case openIDURL = "openid_url", tokenSwapURL = "swap_url", tokenRefreshURL = "refresh_url"
         case tokenSwapForwardsCodeVerifier = "swap_forwards_code_verifier"
+        case discoveryURL = "discovery_url", userAgent = "user_agent"
 
         var environmentSuffix: String { rawValue.uppercased() }
     }
@@ -169,6 +171,8 @@ extension ServiceConfiguration {
         case .tokenSwapURL: tokenSwapURL = text
         case .tokenRefreshURL: tokenRefreshURL = text
         case .tokenSwapForwardsCodeVerifier: tokenSwapForwardsCodeVerifier = text == "true"
+        case .discoveryURL: discoveryURL = text
+        case .userAgent: userAgent = text
         }
     }
 }

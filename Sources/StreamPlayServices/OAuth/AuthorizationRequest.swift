@@ -37,7 +37,13 @@ public struct AuthorizationRequest: Sendable, CustomStringConvertible, CustomDeb
     ///   `error=access_denied` (the user declined), ``OAuth2Error/tokenRequestFailed(error:description:status:)``
     ///   for other errors, ``OAuth2Error/invalidRedirect(reason:)`` without code or error.
     public func code(from redirect: String) throws(OAuth2Error) -> String {
-        let fields = Self.queryFields(of: redirect)
+        try Self.code(from: redirect, state: state)
+    }
+
+    /// The code in `redirect` of a request that sent `state`, after checking it: the checks of
+    /// ``code(from:)``, for sign-ins that are no `AuthorizationRequest` (Spark's OpenID Connect).
+    static func code(from redirect: String, state: String) throws(OAuth2Error) -> String {
+        let fields = queryFields(of: redirect)
         func value(_ name: String) -> String? { fields.first { $0.0 == name }?.1 }
         // A forged redirect is refused before anything else in it is believed.
         guard value("state") == state else { throw .stateMismatch }

@@ -6,7 +6,7 @@ import StreamPlay
 /// made with it.
 ///
 /// - Grants: authorization code with PKCE (S256) and a checked `state`, or a code obtained
-///   another way (``exchange(code:redirectURI:codeVerifier:)``); refresh token (the
+///   another way (``exchange(code:redirectURI:codeVerifier:tokenURL:)``); refresh token (the
 ///   newest refresh token is always kept, as servers that rotate them require); client
 ///   credentials; the resource owner password grant (legacy and discouraged: the app sees the
 ///   user's password; only for services that still accept it).
@@ -114,12 +114,15 @@ public actor OAuth2Client {
     ///   - redirectURI: the redirect URI the code was issued for, sent as `redirect_uri`
     ///     (nil: none sent); kept for refreshes when the configuration says so.
     ///   - codeVerifier: the PKCE verifier, when the authorization sent a challenge.
+    ///   - tokenURL: the token endpoint, when not the configuration's (an OpenID Connect
+    ///     provider's, from its discovery document); kept with the token, refreshes go there.
     @discardableResult
-    public func exchange(code: String, redirectURI: String?, codeVerifier: String? = nil) async throws(OAuth2Error) -> OAuth2Token {
+    public func exchange(code: String, redirectURI: String?, codeVerifier: String? = nil,
+                         tokenURL: String? = nil) async throws(OAuth2Error) -> OAuth2Token {
         var fields = [("grant_type", "authorization_code"), ("code", code)]
         if let codeVerifier { fields.append(("code_verifier", codeVerifier)) }
         if let redirectURI { fields.append(("redirect_uri", redirectURI)) }
-        return try await grant(fields, name: "authorization_code", redirectURI: redirectURI)
+        return try await grant(fields, name: "authorization_code", redirectURI: redirectURI, tokenURL: tokenURL)
     }
 
     /// The client credentials grant: the app's own token, no user. Concurrent calls share one
@@ -170,6 +173,14 @@ public actor OAuth2Client {
         broadcaster.send(.authenticated)
     }
 
+    /// Changes the current token's session facts (the identity an OpenID sign-in proved after
+    /// the grant, say) and stores it; no event. Nothing happens without a session.
+    public func updateToken(_ change: (inout OAuth2Token) -> Void) {
+        guard var current = token else { return }
+        change(&current)
+        set(current, persists: !usesClientCredentials)
+    }
+
     /// Ends the session and forgets the stored token.
     public func signOut() {
         guard token != nil else { return }
@@ -215,7 +226,7 @@ public actor OAuth2Client {
         guard let refreshToken = current.refreshToken else { throw .noRefreshToken }
         // The session this refresh belongs to: a sign-out before its answer makes it void.
         let session = generation
-        let task = Task { await self.performRefresh(refreshToken, redirectURI: current.redirectURI, session: session) }
+        let task = Task { await self.performRefresh(refreshToken, of: current, session: session) }
         refreshing = task
         let result = await task.value
         refreshing = nil
@@ -273,14 +284,14 @@ public actor OAuth2Client {
 
     // MARK: Token endpoint
 
-    private func performRefresh(_ refreshToken: String, redirectURI: String?, session: Int) async -> Result<OAuth2Token, OAuth2Error> {
+    private func performRefresh(_ refreshToken: String, of current: OAuth2Token, session: Int) async -> Result<OAuth2Token, OAuth2Error> {
         var fields = [("grant_type", "refresh_token"), ("refresh_token", refreshToken)]
-        if configuration.refreshIncludesRedirectURI, let sent = redirectURI ?? configuration.redirectURI {
+        if configuration.refreshIncludesRedirectURI, let sent = current.redirectURI ?? configuration.redirectURI {
             fields.append(("redirect_uri", sent))
         }
         do throws(OAuth2Error) {
-            return .success(try await grant(fields, name: "refresh_token", previousRefreshToken: refreshToken,
-                                            redirectURI: redirectURI, persists: !usesClientCredentials, session: session))
+            return .success(try await grant(fields, name: "refresh_token", previous: current, redirectURI: current.redirectURI,
+                                            tokenURL: current.tokenURL, persists: !usesClientCredentials, session: session))
         } catch {
             // A refusal for a session already ended must not end the one that followed it.
             if case .tokenRequestFailed("invalid_grant", let description, _) = error, session == generation {
@@ -295,20 +306,25 @@ public actor OAuth2Client {
 
     /// Posts a grant to the token endpoint and takes up the token it returns.
     /// - Parameters:
+    ///   - previous: the token a refresh renews (its refresh token and sign-in are kept).
     ///   - redirectURI: kept with the token (the redirect URI its code was issued for).
+    ///   - tokenURL: the endpoint to post to, kept with the token; nil: the configuration's.
     ///   - persists: whether the token goes to the store.
     ///   - session: the session the grant belongs to (the current one by default).
-    private func grant(_ fields: [(String, String)], name: String, previousRefreshToken: String? = nil,
-                       redirectURI: String? = nil, persists: Bool = true, session: Int? = nil) async throws(OAuth2Error) -> OAuth2Token {
+    private func grant(_ fields: [(String, String)], name: String, previous: OAuth2Token? = nil,
+                       redirectURI: String? = nil, tokenURL: String? = nil, persists: Bool = true,
+                       session: Int? = nil) async throws(OAuth2Error) -> OAuth2Token {
         let started = session ?? generation
         do throws(OAuth2Error) {
-            let response = try await postToTokenEndpoint(fields)
+            let response = try await postToTokenEndpoint(fields, url: tokenURL)
             var fresh = try Self.parseToken(response)
             // Signed out while the request was under way: the answer must not sign in again.
             guard generation == started else { throw OAuth2Error.notAuthenticated }
             // A server that does not rotate sends no new refresh token: the old one still holds.
-            if fresh.refreshToken == nil { fresh.refreshToken = previousRefreshToken }
+            if fresh.refreshToken == nil { fresh.refreshToken = previous?.refreshToken }
+            if let previous { fresh = fresh.keepingSignIn(of: previous) }
             fresh.redirectURI = redirectURI
+            fresh.tokenURL = tokenURL
             set(fresh, persists: persists)
             logger.info("access token obtained", metadata: ["account": "\(account)", "grant": "\(name)", "token": "\(fresh)"])
             broadcaster.send(.authenticated)
@@ -372,7 +388,7 @@ public actor OAuth2Client {
         return result
     }
 
-    private func postToTokenEndpoint(_ fields: [(String, String)]) async throws(OAuth2Error) -> HTTPResponse {
+    private func postToTokenEndpoint(_ fields: [(String, String)], url sessionURL: String? = nil) async throws(OAuth2Error) -> HTTPResponse {
         var fields = fields
         var headers: HTTPHeaders = ["Accept": "application/json"]
         for (name, value) in configuration.tokenRequestHeaders { headers.set(name, value) }
@@ -389,7 +405,7 @@ public actor OAuth2Client {
             break
         }
         let isRefresh = fields.contains { $0 == ("grant_type", "refresh_token") }
-        let url = isRefresh ? configuration.refreshURL ?? configuration.tokenURL : configuration.tokenURL
+        let url = sessionURL ?? (isRefresh ? configuration.refreshURL ?? configuration.tokenURL : configuration.tokenURL)
         let body: HTTPRequest.Body
         switch configuration.tokenRequestEncoding {
         case .form:

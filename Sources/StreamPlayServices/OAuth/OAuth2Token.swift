@@ -16,6 +16,17 @@ public struct OAuth2Token: Sendable, Codable, Equatable, CustomStringConvertible
     /// The redirect URI the session's authorization code was issued for. Kept with the token
     /// because some services (Spark) want it again with every refresh, also in a later run.
     public var redirectURI: String?
+    /// The token endpoint that issued the session, when it is not the configuration's (Spark's
+    /// OpenID Connect endpoint, read from its discovery document): refreshes go there, also in
+    /// a later run.
+    public var tokenURL: String?
+    /// The OpenID Connect ID token that came with the sign-in (a JWT), as received: the caller
+    /// verifies it, and a session whose token failed is not kept. Stored with the session so
+    /// that a later run can read its claims; never logged.
+    public var idToken: String?
+    /// Who signed in, as the session's OpenID sign-in said (an OpenID Connect `sub`, or an
+    /// OpenID 2.0 identifier), kept with the session so that a later run knows it too.
+    public var openIDIdentity: String?
 
     /// A token.
     public init(accessToken: String, tokenType: String = "Bearer", refreshToken: String? = nil,
@@ -25,6 +36,15 @@ public struct OAuth2Token: Sendable, Codable, Equatable, CustomStringConvertible
         self.refreshToken = refreshToken
         self.expiresAt = expiresAt
         self.scope = scope
+    }
+
+    /// `self` with the sign-in's ID token and identity from `previous`: a refresh answers new
+    /// tokens for the same session (and an ID token it may send is not verified, so not kept).
+    func keepingSignIn(of previous: OAuth2Token) -> OAuth2Token {
+        var kept = self
+        kept.idToken = previous.idToken
+        kept.openIDIdentity = previous.openIDIdentity
+        return kept
     }
 
     /// Whether the access token is expired, or will be within `margin` seconds of `now`.

@@ -9,6 +9,7 @@ enum TokenResponse {
         let expires_in: Double?
         let refresh_token: String?
         let scope: String?
+        let id_token: String?
     }
 
     private struct Failure: Decodable {
@@ -22,10 +23,12 @@ enum TokenResponse {
             guard let success = try? decoder.decode(Success.self, from: Data(response.body)) else {
                 throw .invalidResponse(reason: "no access_token in the token response", status: response.status)
             }
-            return OAuth2Token(accessToken: success.access_token, tokenType: success.token_type ?? "Bearer",
-                               refreshToken: success.refresh_token,
-                               expiresAt: success.expires_in.map { now.addingTimeInterval(Self.lifetime($0)) },
-                               scope: success.scope)
+            var token = OAuth2Token(accessToken: success.access_token, tokenType: success.token_type ?? "Bearer",
+                                    refreshToken: success.refresh_token,
+                                    expiresAt: success.expires_in.map { now.addingTimeInterval(Self.lifetime($0)) },
+                                    scope: success.scope)
+            token.idToken = success.id_token  // verified by the caller before it is believed
+            return token
         }
         if let failure = try? decoder.decode(Failure.self, from: Data(response.body)) {
             throw .tokenRequestFailed(error: failure.error, description: failure.error_description, status: response.status)

@@ -43,6 +43,10 @@ extension SparkClient {
         }
         let assertion = answer.assertion
         openIDIdentity = assertion.identity
+        if answer.code != nil {
+            // Kept with the session, so that a later run knows who signed in.
+            await oauth.updateToken { $0.openIDIdentity = assertion.identity }
+        }
         logger.info("Spark OpenID sign-in", metadata: ["hybrid": "\(request.hybrid)", "spark_id": "\(assertion.sparkID ?? "?")",
                                                        "attributes": "\(assertion.attributes.count)"])
         return SparkOpenIDResult(identity: assertion.identity, claimedID: assertion.claimedID,

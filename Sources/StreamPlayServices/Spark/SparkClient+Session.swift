@@ -59,12 +59,13 @@ extension SparkClient {
         }
     }
 
-    /// The code exchange of a Hybrid or OAuth 2 sign-in, without PKCE (Spark has none);
-    /// `redirectURI` must be the one the code was issued for, and later refreshes repeat it.
+    /// The code exchange of a Hybrid, OAuth 2 or OpenID Connect sign-in, without PKCE (Spark
+    /// has none); `redirectURI` must be the one the code was issued for, and later refreshes
+    /// repeat it. `tokenURL`: the OpenID Connect token endpoint (nil: the grant endpoint).
     @discardableResult
-    func exchange(code: String, redirectURI: String) async throws(SparkError) -> OAuth2Token {
+    func exchange(code: String, redirectURI: String, tokenURL: String? = nil) async throws(SparkError) -> OAuth2Token {
         do {
-            let token = try await oauth.exchange(code: code, redirectURI: redirectURI)
+            let token = try await oauth.exchange(code: code, redirectURI: redirectURI, tokenURL: tokenURL)
             logger.info("Spark session obtained", metadata: ["token": "\(token)"])
             return token
         } catch {

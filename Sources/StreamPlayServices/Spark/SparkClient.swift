@@ -5,11 +5,15 @@ import StreamPlay
 /// A client of the Spark platform API (sparkapi.com) for one account, after SparkiOS's
 /// `SparkAPI` object.
 ///
-/// - Sign-in: Hybrid (OpenID with an OAuth 2 code, ``makeOpenIDRequest(hybrid:attributes:returnTo:)``
-///   and ``completeOpenID(_:returnURL:)``), plain OpenID (identity and attributes only), or the
-///   plain OAuth 2 authorize flow (``makeAuthorizationRequest(redirectURI:)``,
-///   ``completeAuthorization(_:redirect:)``). Codes are exchanged at `/v1/oauth2/grant` with a
-///   JSON body that carries the client id and secret, through ``oauth``.
+/// - Sign-in: OpenID Connect, the documented way today (``makeOpenIDConnectRequest(redirectURI:scopes:)``
+///   and ``completeOpenIDConnect(_:redirect:)``: endpoints from the discovery document, the ID
+///   token verified against the provider's keys); the seed's Hybrid (OpenID 2.0 with an OAuth 2
+///   code, ``makeOpenIDRequest(hybrid:attributes:returnTo:)`` and ``completeOpenID(_:returnURL:)``)
+///   and plain OpenID 2.0 (identity and attributes only); or the plain OAuth 2 authorize flow
+///   (``makeAuthorizationRequest(redirectURI:)``, ``completeAuthorization(_:redirect:)``). Codes
+///   are exchanged with a JSON body that carries the client id and secret, through ``oauth``: at
+///   `/v1/oauth2/grant`, or at the OpenID Connect token endpoint, where that session's
+///   refreshes go too. The OpenID identity is stored with the session.
 /// - Calls: ``get(_:parameters:)``, ``post(_:body:parameters:)``, ``put(_:body:parameters:)``,
 ///   ``delete(_:parameters:)`` and ``api(_:_:parameters:body:)`` return the `Results` array of
 ///   Spark's `{"D": {...}}` envelope, or throw ``SparkError/api(code:message:status:)``.
@@ -19,7 +23,10 @@ import StreamPlay
 ///   returned as the error. A refused refresh token ends the session
 ///   (``SparkError/isSessionEnded``).
 /// - Every request, the grant included, carries `X-SparkApi-User-Agent` (Spark refuses
-///   requests without it, code 1016). 429 and 5xx answers are retried as ``retryPolicy`` says.
+///   requests without it, code 1016); its value is the configuration's
+///   (``ServiceConfiguration/userAgent``) unless given. 429 and 5xx answers are retried as
+///   ``retryPolicy`` says: Spark's rate limit, code 1550, comes with HTTP 503.
+/// - Sign-out: ``signOut()`` here only; ``signOutEverywhere()`` deletes the tokens at Spark too.
 ///
 /// Tokens live in ``oauth`` (and its ``TokenStore``); nothing here logs or throws a token, a
 /// code or the secret.
@@ -35,10 +42,15 @@ public actor SparkClient {
     var logger: Logger
     /// How 429 and 5xx answers to API calls are retried.
     public private(set) var retryPolicy = ServiceRetryPolicy()
-    /// The OpenID identity of the last OpenID or Hybrid sign-in (SparkiOS kept it as `openId`).
-    /// After a plain OpenID sign-in it is unverified (see ``SparkOpenIDResult``): not for
-    /// authorization.
+    /// The OpenID identity of the session or the last OpenID sign-in (SparkiOS kept it as
+    /// `openId`): an OpenID Connect ID token's `sub`, or an OpenID 2.0 identifier. Stored with
+    /// the session, so a restored session has it too. After a plain OpenID sign-in it is
+    /// unverified (see ``SparkOpenIDResult``): not for authorization.
     public internal(set) var openIDIdentity: String?
+    /// The discovery document, once read.
+    var openIDProviderCache: OpenIDProviderMetadata?
+    /// The provider's signing keys, once read (read again for an unknown key id).
+    var openIDKeysCache: JSONWebKeySet?
 
     /// A client; a session stored for `account` is taken up at once.
     /// - Parameters:
@@ -47,16 +59,20 @@ public actor SparkClient {
     ///     tests, an in-memory one.
     ///   - store: where the session is kept between runs (none: in memory only).
     ///   - account: the name the session is stored under.
-    ///   - userAgent: the `X-SparkApi-User-Agent` value.
+    ///   - userAgent: the `X-SparkApi-User-Agent` value; nil: the configuration's, else
+    ///     "StreamPlay/0.1".
     ///   - logger: where requests and sign-ins are logged (never a token).
     public init(configuration: ServiceConfiguration, http: any HTTPTransport = CurlHTTPClient(),
-                store: (any TokenStore)? = nil, account: String = "spark", userAgent: String = "StreamPlay/0.1",
+                store: (any TokenStore)? = nil, account: String = "spark", userAgent: String? = nil,
                 logger: Logger = Logger(label: "streamplay.spark")) {
+        let userAgent = userAgent ?? configuration.userAgent ?? "StreamPlay/0.1"
         self.configuration = configuration
         self.userAgent = userAgent
         self.logger = logger
         oauth = OAuth2Client(configuration: Self.oauth2Configuration(configuration, userAgent: userAgent), http: http,
                              store: store, account: account, logger: logger)
+        // The identity stored with the session (an unreadable store was logged by oauth).
+        openIDIdentity = (try? store?.load(account: account))??.openIDIdentity
     }
 
     /// Spark's OAuth 2 settings: the grant at ``ServiceConfiguration/tokenURL``, JSON bodies

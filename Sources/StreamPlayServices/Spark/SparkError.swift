@@ -13,6 +13,15 @@ public enum SparkError: Error, Sendable, Equatable, CustomStringConvertible {
     case openIDFailed(message: String)
     /// The OpenID return is not a positive assertion this client can use.
     case invalidOpenIDResponse(reason: String)
+    /// The OpenID Connect discovery document (or the key set it names) could not be had or
+    /// read: no sign-in endpoints to trust.
+    case discovery(reason: String)
+    /// The OpenID Connect ID token was refused (signature, issuer, audience, expiry, nonce):
+    /// the sign-in did not happen, and no session was kept.
+    case idToken(IDTokenError)
+    /// Signing out at Spark (deleting the session's tokens there) failed: `reason` says how.
+    /// The local session and stored tokens were deleted all the same.
+    case remoteSignOutFailed(reason: String)
     /// Signing in or renewing the session failed: a state mismatch, a refused grant, no session,
     /// or the session ended (``OAuth2Error/sessionExpired(description:)``: sign in again).
     case authorization(OAuth2Error)
@@ -30,6 +39,12 @@ public enum SparkError: Error, Sendable, Equatable, CustomStringConvertible {
         return nil
     }
 
+    /// Whether Spark said the app is over its rate limit (code 1550, which Spark's error table
+    /// gives HTTP 503; a 429 is read the same way).
+    public var isRateLimited: Bool {
+        code == 1550
+    }
+
     /// Whether the session is gone for good and the user must sign in again.
     public var isSessionEnded: Bool {
         switch self {
@@ -45,6 +60,9 @@ public enum SparkError: Error, Sendable, Equatable, CustomStringConvertible {
         case .openIDCancelled: "the Spark sign-in was cancelled by the user"
         case .openIDFailed(let message): "the Spark OpenID sign-in failed: \(message)"
         case .invalidOpenIDResponse(let reason): "invalid Spark OpenID response: \(reason)"
+        case .discovery(let reason): "Spark's OpenID Connect discovery failed: \(reason)"
+        case .idToken(let error): "Spark's ID token was refused: \(error)"
+        case .remoteSignOutFailed(let reason): "signing out at Spark failed: \(reason)"
         case .authorization(let error): "Spark authorization failed: \(error)"
         case .invalidResponse(let reason, let status): "invalid Spark API response (HTTP \(status)): \(reason)"
         case .invalidRequest(let reason): "invalid Spark API request: \(reason)"

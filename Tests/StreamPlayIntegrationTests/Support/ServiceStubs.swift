@@ -21,7 +21,9 @@ enum ServiceStubs {
             apiURL: try value(service, "API_URL"), redirectURI: redirectURI,
             scopes: scopes ?? ServiceConfiguration.defaults(for: service).scopes)
         switch service {
-        case .spark: configuration.openIDURL = try value(service, "OPENID_URL")
+        case .spark:
+            configuration.openIDURL = try value(service, "OPENID_URL")
+            configuration.discoveryURL = try value(service, "DISCOVERY_URL")
         case .spotify:
             configuration.tokenSwapURL = try value(service, "SWAP_URL")
             configuration.tokenRefreshURL = try value(service, "REFRESH_URL")
@@ -43,11 +45,13 @@ enum ServiceStubs {
     }
 
     /// Queues `count` failures of `status` for requests to `service`'s `host` (whose path starts
-    /// with `path`, if given).
-    static func fail(_ service: StreamingService, host: String = "api", status: Int = 429, count: Int = 1,
+    /// with `path`, if given). Without a status, the stand-in's default: 429, or for Spark's
+    /// `sparkCode` 1550 (its rate limit) 503, for another code 401.
+    static func fail(_ service: StreamingService, host: String = "api", status: Int? = nil, count: Int = 1,
                      path: String? = nil, method: String? = nil, retryAfter: Double? = nil,
                      sparkCode: Int? = nil) async throws {
-        var body: [String: Any] = ["service": service.rawValue, "host": host, "status": status, "count": count]
+        var body: [String: Any] = ["service": service.rawValue, "host": host, "count": count]
+        if let status { body["status"] = status }
         if let path { body["path"] = path }
         if let method { body["method"] = method }
         if let retryAfter { body["retry_after"] = retryAfter }

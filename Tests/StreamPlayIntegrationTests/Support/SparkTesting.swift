@@ -9,10 +9,31 @@ enum SparkTesting {
     static let userAgent = "StreamPlayTests-Spark/1.0"
 
     /// A client of the stand-in (its redirect URI, when given, for the plain OAuth 2 flow).
-    static func client(redirectURI: String? = nil, store: (any TokenStore)? = nil,
-                       logger: Logger = quietLogger()) throws -> SparkClient {
-        SparkClient(configuration: try ServiceStubs.configuration(.spark, redirectURI: redirectURI), store: store,
-                    userAgent: userAgent, logger: logger)
+    /// Every answer of the API is checked against Spark's D envelope (SparkEnvelopeSchema).
+    static func client(redirectURI: String? = nil, store: (any TokenStore)? = nil, userAgent: String? = userAgent,
+                       configuration: ServiceConfiguration? = nil, logger: Logger = quietLogger()) throws -> SparkClient {
+        let configuration = try configuration ?? ServiceStubs.configuration(.spark, redirectURI: redirectURI)
+        return SparkClient(configuration: configuration,
+                           http: SparkSchemaCheckingTransport(base: CurlHTTPClient(), apiURL: configuration.apiURL),
+                           store: store, userAgent: userAgent, logger: logger)
+    }
+
+    /// An OpenID Connect sign-in driven as a browser would, as a fresh user, through a
+    /// loopback listener. Returns the verified ID token and the request.
+    static func signInOpenIDConnect(_ client: SparkClient, user: String = ServiceStubs.uniqueUser("oidc"))
+        async throws -> (IDToken, SparkOpenIDConnectRequest) {
+        let listener = try LoopbackRedirectListener()
+        let request = try await client.makeOpenIDConnectRequest(redirectURI: listener.redirectURI)
+        async let returned = listener.waitForRedirect(timeout: 20)
+        try await ServiceStubs.browse(request.url, extra: [("stub_user", user)])
+        return (try await client.completeOpenIDConnect(request, redirect: try await returned), request)
+    }
+
+    /// Auth-host (sparkplatform.com) entries of the stub log since `mark`, to `path` if given.
+    static func authLog(after mark: Int, path: String? = nil) throws -> [[String: Any]] {
+        try ServiceStubs.log(after: mark).filter {
+            $0["service"] as? String == "spark" && $0["host"] as? String == "auth" && (path == nil || $0["path"] as? String == path)
+        }
     }
 
     /// A console logger for warnings and errors only, so test output stays short.
