@@ -199,7 +199,7 @@ public actor OAuth2Client {
             if let refreshToken = stored?.refreshToken {
                 do throws(OAuth2Error) {
                     return try await self.grant([("grant_type", "refresh_token"), ("refresh_token", refreshToken)],
-                                                name: "refresh_token", previousRefreshToken: refreshToken, persists: false)
+                                                name: "refresh_token", previous: stored, persists: false)
                 } catch {
                     guard case .tokenRequestFailed("invalid_grant", _, _) = error else { throw error }
                     // A refresh token used up or revoked: a new grant, still within the lock.
