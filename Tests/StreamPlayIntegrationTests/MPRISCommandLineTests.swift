@@ -15,10 +15,7 @@ struct MPRISCommandLineTests {
         process.standardError = FileHandle.nullDevice
         try process.run()
         defer {
-            if process.isRunning {
-                process.terminate()
-                process.waitUntilExit()
-            }
+            if process.isRunning { kill(process.processIdentifier, SIGKILL) }
         }
         // The name is streamplay, or streamplay.instancePID when another streamplay has it.
         let names = ["streamplay", "streamplay.instance\(process.processIdentifier)"]

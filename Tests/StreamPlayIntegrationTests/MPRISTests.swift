@@ -155,10 +155,11 @@ final class SignalMonitor {
     var output: String { (try? String(contentsOfFile: path, encoding: .utf8)) ?? "" }
 
     func stop() {
-        if process.isRunning {
-            process.terminate()
-            process.waitUntilExit()
-        }
+        // SIGKILL, then a bounded wait: dbus-monitor outlived a SIGTERM here, and
+        // waitUntilExit can hang when called from a task.
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        let deadline = Date().addingTimeInterval(5)
+        while process.isRunning && Date() < deadline { Thread.sleep(forTimeInterval: 0.01) }
         try? FileManager.default.removeItem(atPath: path)
     }
 }
