@@ -8,10 +8,10 @@
 #   share/bash-completion/completions/streamplay
 #   share/zsh/site-functions/_streamplay
 #   share/fish/vendor_completions.d/streamplay.fish
-#   share/man/man1/streamplay.1      (swift-argument-parser's generate-manual plugin)
+#   share/man/man1/streamplay.1      (swift-argument-parser's generate-manual plugin, which
+#                                    builds the executables in release mode the first time)
 # --binary PATH uses that streamplay executable; otherwise the release build is made
-# (`swift build -c release --product streamplay`). --no-man skips the man page, whose plugin
-# builds a tool of its own the first time.
+# (`swift build -c release --product streamplay`). --no-man skips the man page.
 set -euo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -50,10 +50,12 @@ install_generated zsh "$prefix/share/zsh/site-functions/_streamplay"
 install_generated fish "$prefix/share/fish/vendor_completions.d/streamplay.fish"
 
 if [[ $man -eq 1 ]]; then
-  pages=$(mktemp -d "${TMPDIR:-/tmp}/streamplay-man.XXXXXX")
-  trap 'rm -rf "$pages"' EXIT
-  swift package plugin generate-manual --product streamplay --output-directory "$pages" >&2
+  # The plugin builds the package's executables in release mode and writes one page per
+  # executable into its work directory (it takes no output option).
+  swift package plugin generate-manual >&2
+  page=.build/plugins/GenerateManual/outputs/streamplay/streamplay.1
+  [[ -f $page ]] || { echo "install-completions: the plugin made no $page" >&2; exit 1; }
   mkdir -p "$prefix/share/man/man1"
-  install -m 644 "$pages/streamplay.1" "$prefix/share/man/man1/streamplay.1"
+  install -m 644 "$page" "$prefix/share/man/man1/streamplay.1"
   echo "install-completions: $prefix/share/man/man1/streamplay.1"
 fi
