@@ -10,8 +10,8 @@ import StreamPlay
 /// The session-bus connection of an ``MPRISService``, and the loop that serves it.
 ///
 /// Thread confinement: the sd-bus handle, the MPRIS object and every call into them live on
-/// the service's own thread (``run()`` is its body) and nowhere else; sd-bus is not
-/// thread-safe. Other threads reach this loop only through ``MPRISSharedState`` (under its lock)
+/// the service's own thread (`run(started:)` is its body) and nowhere else; sd-bus is not
+/// thread-safe. Other threads reach this loop only through `MPRISSharedState` (under its lock)
 /// and the wake-up eventfd. Client commands are carried out on this thread too.
 final class MPRISBusConnection {
     private let shared: MPRISSharedState

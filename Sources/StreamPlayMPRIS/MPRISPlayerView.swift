@@ -1,6 +1,6 @@
 import StreamPlay
 
-/// What the MPRIS properties are made from: a ``Player``'s state, queue, tags and volume, read
+/// What the MPRIS properties are made from: a `Player`'s state, queue, tags and volume, read
 /// at one moment. A plain value, so the mapping to MPRIS can be tested without a player or bus.
 struct MPRISPlayerView: Sendable, Equatable {
     var state: PlayerState

@@ -1,7 +1,7 @@
 import StreamPlay
 import Synchronization
 
-/// Publishes a ``StreamPlay/Player`` on the D-Bus session bus as an MPRIS 2 media player, so
+/// Publishes a `Player` (StreamPlay) on the D-Bus session bus as an MPRIS 2 media player, so
 /// that desktop media controls, media keys and `playerctl` can see and drive it.
 ///
 /// ```swift
@@ -17,7 +17,7 @@ import Synchronization
 /// Cover art (`mpris:artUrl`) is not published: the library does not read it.
 ///
 /// The bus connection lives on a thread of its own (sd-bus, which is not thread-safe, is used
-/// on that thread only); commands from clients run there. ``stop()`` (or releasing the
+/// on that thread only); commands from clients run there. ``MPRISService/stop()`` (or releasing the
 /// service) takes the name off the bus and ends the thread.
 public final class MPRISService: Sendable {
     /// The bus name the service owns, e.g. `org.mpris.MediaPlayer2.streamplay`, or the same
