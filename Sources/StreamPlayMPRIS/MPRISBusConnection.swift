@@ -148,6 +148,9 @@ final class MPRISBusConnection {
             }
             player.play(location)
             return Int32(SP_MPRIS_DONE.rawValue)
+        case SP_MPRIS_RAISE, SP_MPRIS_QUIT:
+            // CanRaise and CanQuit are false: the specification asks these to do nothing.
+            plan = .ignore
         default:
             return Int32(SP_MPRIS_NOT_SUPPORTED.rawValue)
         }

@@ -45,6 +45,12 @@ import Testing
         #expect(!snapshot.canSeek, "a stream of unknown length is live: no seeking")
     }
 
+    @Test func percentEscapesDecodeAsUTF8() {
+        #expect(MPRISSnapshot.percentDecoded("Caf%C3%A9%20Song.mp3") == "Café Song.mp3")
+        #expect(MPRISSnapshot.percentDecoded("100%") == "100%")
+        #expect(MPRISSnapshot.percentDecoded("a%zzb") == "a%zzb")
+    }
+
     @Test func noItemIsNoTrack() {
         let snapshot = MPRISSnapshot(MPRISPlayerView(state: .idle))
         #expect(snapshot.trackID == MPRISSnapshot.noTrack)
