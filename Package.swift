@@ -15,6 +15,7 @@ let package = Package(
         .library(name: "StreamPlay", targets: ["StreamPlay"]),
         .library(name: "StreamPlayServices", targets: ["StreamPlayServices"]),
         .library(name: "StreamPlayTesting", targets: ["StreamPlayTesting"]),
+        .library(name: "StreamPlayMPRIS", targets: ["StreamPlayMPRIS"]),
         .executable(name: "streamplay", targets: ["streamplay"]),
     ],
     dependencies: [
@@ -97,9 +98,34 @@ let package = Package(
             dependencies: [
                 "StreamPlay",
                 "StreamPlayServices",
+                "StreamPlayMPRIS",
                 "CStreamPlayShim",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
+        ),
+        // MPRIS 2 on the D-Bus session bus (sd-bus), for any player app and the CLI.
+        .systemLibrary(
+            name: "CSystemd",
+            pkgConfig: "libsystemd",
+            providers: [.apt(["libsystemd-dev"])]
+        ),
+        // The MPRIS object's sd-bus vtables (C macros) and the variadic sd-bus calls.
+        .target(
+            name: "CStreamPlayMPRISShim",
+            dependencies: ["CSystemd"]
+        ),
+        .target(
+            name: "StreamPlayMPRIS",
+            dependencies: [
+                "StreamPlay",
+                "CSystemd",
+                "CStreamPlayMPRISShim",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .testTarget(
+            name: "StreamPlayMPRISUnitTests",
+            dependencies: ["StreamPlay", "StreamPlayMPRIS"]
         ),
         // The comparison harness: StreamPlay against mpg123, mpv, ffplay and GStreamer
         // (run by scripts/bench.sh).
@@ -128,7 +154,7 @@ let package = Package(
         ),
         .testTarget(
             name: "StreamPlayIntegrationTests",
-            dependencies: ["StreamPlay", "StreamPlayServices", "StreamPlayTesting"]
+            dependencies: ["StreamPlay", "StreamPlayServices", "StreamPlayTesting", "StreamPlayMPRIS"]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -33,6 +33,8 @@ PACKAGES=(
   icecast2                        # test internet-radio server (ICY metadata, live mounts)
   ffmpeg                          # feeds the test Icecast mount (loops a track at real time)
   pkg-config ca-certificates
+  libsystemd-dev                  # sd-bus: MPRIS on the D-Bus session bus
+  dbus-daemon dbus-bin playerctl  # the tests' private session bus, and a real MPRIS client
 )
 
 # Without recommends these are enough: mpv plays through its pulse output, and

@@ -203,6 +203,16 @@ done
 
 # --- Demo track ------------------------------------------------------------------------------
 
+# tagged/song-{a,b,c}.mp3: the 30 s signal at 128 kbps CBR, each with an ID3v2 tag (lame
+# --id3v2-only) naming title "Song A" (B, C), artist "StreamPlay Testers" and album "Test
+# Album": tags for the MPRIS tests. In a folder of their own: no reference decodes.
+mkdir -p "$out/tagged"
+for letter in a b c; do
+  lame --quiet --resample 44.1 --cbr -b 128 -m j --id3v2-only --tt "Song ${letter^^}" \
+    --ta "StreamPlay Testers" --tl "Test Album" "$wav/marker-noise-44k-stereo-30s.wav" \
+    "$out/tagged/song-$letter.mp3"
+done
+
 bash "$scripts/make-demo.sh" "$out/demo.mp3"
 
 # --- Reference decodes -------------------------------------------------------------------------

@@ -42,6 +42,8 @@
 #                               the default sink); record it from streamplay_test.monitor
 #   PULSE_COOKIE                DIR/pulse/cookie        keeps clients from writing
 #                               ~/.config/pulse/cookie (the daemon needs no cookie)
+#   DBUS_SESSION_BUS_ADDRESS    unix:path=DIR/dbus/bus  private D-Bus session bus
+#                               (dbus-daemon --session), for the MPRIS tests with playerctl
 #   STREAMPLAY_TEST_ICECAST     http://127.0.0.1:PORT   Icecast 2.4 internet-radio server
 #                               (Debian's icecast2, its own config in DIR/icecast; its error
 #                               and access log together in DIR/icecast/log/icecast.log)
@@ -245,7 +247,7 @@ do_stop() { # DIR
     stop_pidfile "$dir" watchdog
   fi
   # The Icecast source before Icecast, so that it does not reconnect in between.
-  for name in nginx pulse blackhole faults oauth stubs icecast-source icecast; do
+  for name in nginx pulse blackhole faults oauth stubs icecast-source icecast dbus; do
     stop_pidfile "$dir" "$name"
   done
   rm -f "$dir/watchdog.pid" "$dir/env.sh"
@@ -309,6 +311,27 @@ EOF
   done
   log "PulseAudio did not answer 'pactl info' within ${START_TIMEOUT}s"
   show_log "$dir/pulse.log"
+  return 1
+}
+
+start_dbus() { # DIR: a private session bus on DIR/dbus/bus (its path names DIR for is_ours)
+  local dir=$1 i
+  mkdir -p "$dir/dbus"
+  rm -f "$dir/dbus/bus"
+  setsid dbus-daemon --session --nofork --nopidfile --address="unix:path=$dir/dbus/bus" \
+    </dev/null >"$dir/dbus.log" 2>&1 &
+  echo "$!" >"$dir/dbus.pid"
+  for ((i = 0; i < START_TIMEOUT * 10; i++)); do
+    if DBUS_SESSION_BUS_ADDRESS="unix:path=$dir/dbus/bus" timeout 5 dbus-send --session \
+      --dest=org.freedesktop.DBus --print-reply /org/freedesktop/DBus org.freedesktop.DBus.GetId \
+      >/dev/null 2>&1; then
+      return 0
+    fi
+    alive "$(<"$dir/dbus.pid")" || break
+    sleep 0.1
+  done
+  log "dbus-daemon did not answer within ${START_TIMEOUT}s"
+  show_log "$dir/dbus.log"
   return 1
 }
 
@@ -820,7 +843,7 @@ do_start() { # DIR [--http-only | --bench] [--owner-pid PID]
   done
   [[ -f $FAULT_SERVER ]] || { log "$FAULT_SERVER is missing"; exit 1; }
   if [[ $mode == full ]]; then
-    for tool in pulseaudio pactl openssl icecast2 ffmpeg; do
+    for tool in pulseaudio pactl openssl icecast2 ffmpeg dbus-daemon dbus-send; do
       command -v "$tool" >/dev/null || { log "$tool not found (run scripts/install-deps.sh)"; exit 1; }
     done
   elif [[ $mode == bench ]]; then
@@ -878,6 +901,7 @@ do_start() { # DIR [--http-only | --bench] [--owner-pid PID]
       'import secrets; print(*(secrets.token_hex(12) for _ in range(2)))')
     oauth_port=$(start_oauth "$dir" "$oauth_secret" "$oauth_password")
     start_stubs "$dir" "$media"
+    start_dbus "$dir"
   fi
   if [[ $mode == bench ]]; then
     faults_port=$(start_faults "$dir" "$media" "$BENCH_FAULTS_LIFETIME")
@@ -917,6 +941,7 @@ do_start() { # DIR [--http-only | --bench] [--owner-pid PID]
       printf 'export STREAMPLAY_TEST_OAUTH_PASSWORD=%q\n' "$oauth_password"
       cat "$dir/stubs.env"
       printf 'export STREAMPLAY_STUB_LOG=%q\n' "$dir/stubs.log"
+      printf 'export DBUS_SESSION_BUS_ADDRESS=%q\n' "unix:path=$dir/dbus/bus"
     fi
   } >"$dir/env.sh.tmp"
   mv -f "$dir/env.sh.tmp" "$dir/env.sh"

@@ -54,7 +54,7 @@ if [[ $status -eq 0 && ${STREAMPLAY_DOCS:-1} == 1 && $# -eq 0 ]]; then
   echo "test.sh: the documentation (DocC)"
   set +e
   swift package generate-documentation --target StreamPlay --target StreamPlayServices \
-    --target StreamPlayTesting --warnings-as-errors > "$tmp/docc.log" 2>&1
+    --target StreamPlayTesting --target StreamPlayMPRIS --warnings-as-errors > "$tmp/docc.log" 2>&1
   status=$?
   set -e
   if [[ $status -ne 0 ]]; then

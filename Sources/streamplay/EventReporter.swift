@@ -141,6 +141,8 @@ final class EventReporter: Sendable {
             var object: [String: JSONValue] = ["event": "metadata"]
             if let title = metadata.title { object["title"] = .string(title) }
             if let url = metadata.url { object["url"] = .string(url) }
+            if let artist = metadata.artist { object["artist"] = .string(artist) }
+            if let album = metadata.album { object["album"] = .string(album) }
             return object
         }
     }

@@ -61,6 +61,8 @@ struct PlayCommand: AsyncParsableCommand {
         configuration.caCertificatesPath = caFile
         let player = Player(configuration: configuration)
         player.volume = volume / 100
+        let mpris = MPRISPublishing.start(player: player, verbose: verbose)
+        defer { mpris?.stop() }
 
         let mode: ReportMode = json ? .json : (quiet ? .quiet : (Terminal.isInteractive ? .terminal : .plain))
         let reporter = EventReporter(mode: mode)

@@ -108,6 +108,8 @@ extension PlaybackSession {
             // The tag is skipped here, not fed: mpg123 would hold all of it in memory, and its
             // size (up to 256 MiB) comes from the network. What follows it is sniffed in turn.
             let tagEnd = heldStart + size
+            // The track's names come from the part of the tag at hand (text frames lead).
+            if let names = ID3TextFrames.read(held.prefix(size)) { report(.metadata(names)) }
             try decoder.restart(atByte: tagEnd, frame: 0)
             if size <= held.count {
                 state.sniffed = Array(held[size...])

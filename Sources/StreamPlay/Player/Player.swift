@@ -201,7 +201,8 @@ public final class Player: Sendable {
     /// The track's length in seconds, when known.
     public var duration: Double? { core.withEngineLock { $0.queue.duration } }
 
-    /// What an internet radio stream last announced (ICY title and URL), if anything.
+    /// What the stream last said it plays (a radio station's ICY title and URL, or the title,
+    /// artist and album of an MP3's ID3v2 tag), if anything.
     public var metadata: StreamMetadata? { core.withEngineLock { $0.queue.metadata } }
 
     /// The PCM format of the track, once decoding began.

@@ -12,7 +12,8 @@ public enum PlayerEvent: Sendable, Equatable {
     case seeked(to: Double)
     /// A seek could not be carried out (a live stream); playback goes on where it was.
     case seekRefused(PlayerError)
-    /// An internet radio stream announced what it plays now.
+    /// The stream said what it plays: an internet radio station's title (ICY), or the title,
+    /// artist and album of an MP3's ID3v2 tag, read as the track starts.
     case metadata(StreamMetadata)
     /// The input ran dry while playing, playback paused to refill for this many seconds, and
     /// goes on now (the state went to ``PlayerState/buffering`` and back).

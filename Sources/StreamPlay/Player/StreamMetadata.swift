@@ -1,16 +1,23 @@
 import FoundationEssentials
 
-/// What an internet radio stream says about what it plays now (ICY `StreamTitle`, `StreamUrl`).
+/// What a stream says about what it plays now: an internet radio station's ICY `StreamTitle`
+/// and `StreamUrl`, or the title, artist and album of a file's ID3v2 tag.
 public struct StreamMetadata: Sendable, Equatable {
-    /// Usually "Artist - Title".
+    /// The title. From a radio station usually "Artist - Title"; from a tag the title alone.
     public var title: String?
     /// A link the station gives with the title, if any.
     public var url: String?
+    /// The artist, as a tag names it (`TPE1`); radio stations send none.
+    public var artist: String?
+    /// The album, as a tag names it (`TALB`); radio stations send none.
+    public var album: String?
 
     /// Creates metadata.
-    public init(title: String?, url: String? = nil) {
+    public init(title: String?, url: String? = nil, artist: String? = nil, album: String? = nil) {
         self.title = title
         self.url = url
+        self.artist = artist
+        self.album = album
     }
 
     /// Parses a metadata block such as `StreamTitle='A - B';StreamUrl='http://…';` (NUL padded).

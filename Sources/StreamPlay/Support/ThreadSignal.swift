@@ -8,12 +8,12 @@ import Darwin
 ///
 /// Engine threads block here (never the Swift cooperative pool). A signal given while nobody
 /// waits is remembered, so a wake-up that races with the decision to sleep is never lost.
-final class ThreadSignal: @unchecked Sendable {
+package final class ThreadSignal: @unchecked Sendable {
     private let mutex: UnsafeMutablePointer<pthread_mutex_t>
     private let condition: UnsafeMutablePointer<pthread_cond_t>
     private var signalled = false
 
-    init() {
+    package init() {
         mutex = .allocate(capacity: 1)
         condition = .allocate(capacity: 1)
         pthread_mutex_init(mutex, nil)
@@ -32,7 +32,7 @@ final class ThreadSignal: @unchecked Sendable {
     }
 
     /// Wakes the waiting thread, or the next one to wait.
-    func signal() {
+    package func signal() {
         pthread_mutex_lock(mutex)
         signalled = true
         pthread_cond_signal(condition)
@@ -42,7 +42,7 @@ final class ThreadSignal: @unchecked Sendable {
     /// Sleeps until signalled or until `timeout` seconds have passed.
     /// - Returns: `true` when woken by a signal, `false` on timeout.
     @discardableResult
-    func wait(timeout: Double) -> Bool {
+    package func wait(timeout: Double) -> Bool {
         var deadline = timespec()
         clock_gettime(CLOCK_MONOTONIC, &deadline)
         let whole = Int(timeout)

@@ -1,0 +1,109 @@
+/// Reads the title, artist and album of an ID3v2 tag (versions 2.2, 2.3 and 2.4).
+///
+/// Only the text frames that name the track are read (`TIT2`, `TPE1`, `TALB`, and `TT2`, `TP1`,
+/// `TAL` in 2.2); everything else is skipped. The bytes may be only the start of the tag (the
+/// tag itself is skipped, not held, and its size comes from the network): frames cut off at the
+/// end are ignored. Malformed input yields what could be read, never a crash.
+enum ID3TextFrames {
+    /// The track's names in the tag at the start of `bytes`, or `nil` when it names none.
+    static func read(_ bytes: some Collection<UInt8>) -> StreamMetadata? {
+        let tag = Array(bytes)
+        guard tag.count >= 10, tag[0] == 0x49, tag[1] == 0x44, tag[2] == 0x33 else { return nil } // "ID3"
+        let version = tag[3]
+        let flags = tag[5]
+        guard (2...4).contains(version) else { return nil }
+        let declared = syncsafe(tag, at: 6)
+        var body = Array(tag[10..<min(tag.count, 10 + declared)])
+        // Tag-wide unsynchronisation (2.2 and 2.3): every 0xFF 0x00 stands for 0xFF.
+        if flags & 0x80 != 0 && version < 4 { body = removingUnsynchronisation(body) }
+        var offset = 0
+        if flags & 0x40 != 0 && version >= 3 {
+            // The extended header: its size counts itself in 2.4, not in 2.3.
+            guard body.count >= 4 else { return nil }
+            offset = version == 4 ? syncsafe(body, at: 0) : 4 + bigEndian(body, at: 0)
+        }
+        var names = StreamMetadata(title: nil)
+        let idLength = version == 2 ? 3 : 4
+        let headerLength = version == 2 ? 6 : 10
+        while offset + headerLength <= body.count {
+            let id = String(decoding: body[offset..<offset + idLength], as: UTF8.self)
+            guard id.utf8.first.map({ (0x41...0x5A).contains($0) || (0x30...0x39).contains($0) }) == true else { break }
+            let size = switch version {
+            case 2: (Int(body[offset + 3]) << 16) | (Int(body[offset + 4]) << 8) | Int(body[offset + 5])
+            case 3: bigEndian(body, at: offset + 4)
+            default: syncsafe(body, at: offset + 4)
+            }
+            let start = offset + headerLength
+            guard size > 0, size <= body.count - start else { break }
+            let frameFlags = version == 2 ? 0 : Int(body[offset + 9])
+            // Compressed or encrypted frames (2.3: 0x80, 0x40; 2.4: 0x08, 0x04) are not read.
+            let unreadable = version == 3 ? frameFlags & 0xC0 != 0 : frameFlags & 0x0C != 0
+            if !unreadable {
+                let value = text(body[start..<start + size])
+                switch id {
+                case "TIT2", "TT2": names.title = value
+                case "TPE1", "TP1": names.artist = value
+                case "TALB", "TAL": names.album = value
+                default: break
+                }
+            }
+            offset = start + size
+        }
+        return names.title == nil && names.artist == nil && names.album == nil ? nil : names
+    }
+
+    /// A text frame's first value: an encoding byte, then Latin-1, UTF-16 (with a byte-order
+    /// mark), UTF-16BE or UTF-8, ending at a NUL or the frame's end. Empty text is `nil`.
+    static func text(_ frame: ArraySlice<UInt8>) -> String? {
+        guard let encoding = frame.first else { return nil }
+        let payload = Array(frame.dropFirst())
+        let value: String
+        switch encoding {
+        case 0:
+            value = String(payload.prefix { $0 != 0 }.map { Character(Unicode.Scalar($0)) })
+        case 1, 2:
+            var bigEndian = encoding == 2
+            var units: [UInt16] = []
+            var index = 0
+            if encoding == 1, payload.count >= 2 {
+                if payload[0] == 0xFF && payload[1] == 0xFE { index = 2 }
+                else if payload[0] == 0xFE && payload[1] == 0xFF { index = 2; bigEndian = true }
+            }
+            while index + 1 < payload.count {
+                let unit = bigEndian ? UInt16(payload[index]) << 8 | UInt16(payload[index + 1])
+                    : UInt16(payload[index + 1]) << 8 | UInt16(payload[index])
+                if unit == 0 { break }
+                units.append(unit)
+                index += 2
+            }
+            value = String(decoding: units, as: UTF16.self)
+        case 3:
+            value = String(decoding: payload.prefix { $0 != 0 }, as: UTF8.self)
+        default:
+            return nil
+        }
+        let trimmed = value.trimmingWhitespace()
+        return trimmed.isEmpty ? nil : trimmed
+    }
+
+    private static func syncsafe(_ bytes: [UInt8], at index: Int) -> Int {
+        guard index + 4 <= bytes.count else { return 0 }
+        return bytes[index..<index + 4].reduce(0) { ($0 << 7) | Int($1 & 0x7F) }
+    }
+
+    private static func bigEndian(_ bytes: [UInt8], at index: Int) -> Int {
+        guard index + 4 <= bytes.count else { return 0 }
+        return bytes[index..<index + 4].reduce(0) { ($0 << 8) | Int($1) }
+    }
+
+    private static func removingUnsynchronisation(_ bytes: [UInt8]) -> [UInt8] {
+        var result: [UInt8] = []
+        result.reserveCapacity(bytes.count)
+        var previous: UInt8 = 0
+        for byte in bytes {
+            if !(previous == 0xFF && byte == 0x00) { result.append(byte) }
+            previous = byte
+        }
+        return result
+    }
+}

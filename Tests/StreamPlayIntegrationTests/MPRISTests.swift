@@ -1,0 +1,165 @@
+import Foundation
+import StreamPlay
+import StreamPlayMPRIS
+import Testing
+
+/// A Player published with MPRISService, read and driven by playerctl (a real MPRIS client) on
+/// the test servers' private session bus, while tagged MP3s play over HTTP into PulseAudio.
+@Suite("MPRIS with playerctl", .serialized, .needsTestServers)
+struct MPRISTests {
+    @discardableResult
+    static func playerctl(_ name: String, _ arguments: String...) throws -> String {
+        try Shell.run("playerctl", ["-p", name] + arguments).trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    /// Polls `condition` until it holds, failing after `seconds`.
+    static func eventually(_ what: String, within seconds: Double = 5,
+                           _ condition: () throws -> Bool) async throws {
+        let deadline = ContinuousClock.now + .seconds(seconds)
+        while try !condition() {
+            if ContinuousClock.now > deadline { throw TimedOut(what: what) }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+    }
+
+    @Test func playerctlReadsAndDrivesATaggedQueue() async throws {
+        _ = try TestEnvironment.value("DBUS_SESSION_BUS_ADDRESS")
+        let base = try TestEnvironment.http()
+        let player = Player(configuration: PlayerConfiguration(output: .pulseAudio(sink: try TestEnvironment.pulseSink())))
+        let name = "streamplaytest\(getpid())"
+        let service = try MPRISService(player: player, name: name)
+        defer {
+            service.stop()
+            player.stop()
+        }
+        #expect(service.busName == "org.mpris.MediaPlayer2.\(name)")
+        let seeked = try SignalMonitor(member: "Seeked")
+        defer { seeked.stop() }
+
+        player.play(try ["a", "b", "c"].map { try MediaLocation(parsing: "\(base)/tagged/song-\($0).mp3") })
+        try await player.wait(for: "playing", within: 10) { $0.state == .playing }
+
+        // Listed, with status and tags.
+        #expect(try Shell.run("playerctl", ["-l"]).split(separator: "\n").contains { $0 == name })
+        try await Self.eventually("status Playing") { try Self.playerctl(name, "status") == "Playing" }
+        #expect(try Self.playerctl(name, "metadata", "xesam:title") == "Song A")
+        #expect(try Self.playerctl(name, "metadata", "xesam:artist") == "StreamPlay Testers")
+        #expect(try Self.playerctl(name, "metadata", "xesam:album") == "Test Album")
+        #expect(try Self.playerctl(name, "metadata", "xesam:url") == "\(base)/tagged/song-a.mp3")
+        let length = try #require(Int64(try Self.playerctl(name, "metadata", "mpris:length")))
+        #expect(abs(length - 30_000_000) < 100_000, "length \(length) µs")
+
+        // Pause holds the position.
+        try Self.playerctl(name, "pause")
+        try await Self.eventually("status Paused") { try Self.playerctl(name, "status") == "Paused" }
+        #expect(player.state == .paused)
+        let pausedAt = try #require(Double(try Self.playerctl(name, "position")))
+        try await Task.sleep(for: .seconds(1))
+        let stillAt = try #require(Double(try Self.playerctl(name, "position")))
+        #expect(abs(stillAt - pausedAt) < 0.05, "paused at \(pausedAt) s, then \(stillAt) s")
+        #expect(abs(pausedAt - (player.position ?? -1)) < 0.05, "MPRIS position is the player's")
+
+        // Seek to a position (SetPosition), and the Seeked signal.
+        try Self.playerctl(name, "position", "15")
+        try await Self.eventually("the seek to 15 s") { abs((player.position ?? 0) - 15) < 0.5 }
+        try await Self.eventually("a Seeked signal of 15 s") { seeked.output.contains("int64 15000000") }
+
+        // Resume: the position moves on from there.
+        try Self.playerctl(name, "play")
+        try await Self.eventually("status Playing") { try Self.playerctl(name, "status") == "Playing" }
+        try await Self.eventually("the position to pass 15.5 s") {
+            (Double(try Self.playerctl(name, "position")) ?? 0) > 15.5
+        }
+
+        // A relative seek (Seek).
+        try Self.playerctl(name, "position", "5+")
+        try await Self.eventually("the relative seek past 20 s") { (player.position ?? 0) >= 20 }
+
+        // Volume, both ways.
+        try Self.playerctl(name, "volume", "0.4")
+        try await Self.eventually("the player's volume 0.4") { abs(player.volume - 0.4) < 0.001 }
+        player.volume = 0.7
+        try await Self.eventually("MPRIS volume 0.7") {
+            abs((Double(try Self.playerctl(name, "volume")) ?? 0) - 0.7) < 0.001
+        }
+
+        // Next and previous on the queue.
+        try Self.playerctl(name, "next")
+        try await Self.eventually("Song B") { try Self.playerctl(name, "metadata", "xesam:title") == "Song B" }
+        #expect(player.currentIndex == 1)
+        try Self.playerctl(name, "previous")
+        try await Self.eventually("Song A") { try Self.playerctl(name, "metadata", "xesam:title") == "Song A" }
+        #expect(player.currentIndex == 0)
+
+        // Stop.
+        try Self.playerctl(name, "stop")
+        try await Self.eventually("status Stopped") { try Self.playerctl(name, "status") == "Stopped" }
+        #expect(player.state == .idle)
+    }
+
+    @Test func aSecondServiceTakesAnInstanceName() async throws {
+        _ = try TestEnvironment.value("DBUS_SESSION_BUS_ADDRESS")
+        let name = "streamplaytwice\(getpid())"
+        let first = try MPRISService(player: Player(), name: name)
+        defer { first.stop() }
+        let second = try MPRISService(player: Player(), name: name)
+        defer { second.stop() }
+        #expect(first.busName == "org.mpris.MediaPlayer2.\(name)")
+        #expect(second.busName == "org.mpris.MediaPlayer2.\(name).instance\(getpid())")
+        let listed = try Shell.run("playerctl", ["-l"]).split(separator: "\n").map(String.init)
+        #expect(listed.contains(name) && listed.contains("\(name).instance\(getpid())"))
+        first.stop()
+        try await Self.eventually("the first name to leave the bus") {
+            !(try Shell.run("playerctl", ["-l"]).split(separator: "\n").contains { $0 == name })
+        }
+    }
+
+    @Test func withoutASessionBusTheServiceSaysWhy() throws {
+        // sd-bus reads the address at connect time.
+        let saved = ProcessInfo.processInfo.environment["DBUS_SESSION_BUS_ADDRESS"]
+        setenv("DBUS_SESSION_BUS_ADDRESS", "unix:path=/nonexistent/streamplay-no-bus", 1)
+        defer {
+            if let saved { setenv("DBUS_SESSION_BUS_ADDRESS", saved, 1) } else { unsetenv("DBUS_SESSION_BUS_ADDRESS") }
+        }
+        do {
+            let service = try MPRISService(player: Player())
+            service.stop()
+            Issue.record("published as \(service.busName) without a bus")
+        } catch {
+            #expect(error.code == .noSessionBus)
+            #expect(error.description.contains("no D-Bus session bus"))
+        }
+    }
+}
+
+/// dbus-monitor watching one signal of the MPRIS Player interface on the session bus.
+final class SignalMonitor {
+    private let process: Process
+    private let path: String
+
+    init(member: String) throws {
+        path = TestEnvironment.temporaryPath("dbus-monitor.txt")
+        _ = FileManager.default.createFile(atPath: path, contents: nil)
+        process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        // Line-buffered, so that what it saw is in the file while it runs.
+        process.arguments = ["stdbuf", "-oL", "dbus-monitor", "--session",
+                             "type='signal',interface='org.mpris.MediaPlayer2.Player',member='\(member)'"]
+        process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        // dbus-monitor subscribes asynchronously: give it a moment before anything is emitted.
+        Thread.sleep(forTimeInterval: 0.3)
+    }
+
+    var output: String { (try? String(contentsOfFile: path, encoding: .utf8)) ?? "" }
+
+    func stop() {
+        // SIGKILL, then a bounded wait: dbus-monitor outlived a SIGTERM here, and
+        // waitUntilExit can hang when called from a task.
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        let deadline = Date().addingTimeInterval(5)
+        while process.isRunning && Date() < deadline { Thread.sleep(forTimeInterval: 0.01) }
+        try? FileManager.default.removeItem(atPath: path)
+    }
+}
