@@ -15,13 +15,17 @@ targets=(
   "playlist Fuzz/FuzzPlaylist.swift Sources/StreamPlay/Input/PlaylistParser.swift Sources/StreamPlay/Support/RelativeLocation.swift Sources/StreamPlay/Support/WhitespaceTrimming.swift"
   "hls Fuzz/FuzzHLS.swift Sources/StreamPlay/Input/HLS/HLSPlaylistParser.swift Sources/StreamPlay/Input/HLS/HLSPlaylist.swift Sources/StreamPlay/Input/HLS/HLSVariantSelection.swift Sources/StreamPlay/Player/PlayerError.swift Sources/StreamPlay/Support/RedactedURL.swift Sources/StreamPlay/Support/RelativeLocation.swift Sources/StreamPlay/Support/WhitespaceTrimming.swift"
   "sniffer Fuzz/FuzzSniffer.swift Sources/StreamPlay/Decoder/Sniffing/ContentSniffer.swift Sources/StreamPlay/Decoder/Sniffing/MediaSignature.swift Sources/StreamPlay/Decoder/Sniffing/MPEGAudioFrameHeader.swift Sources/StreamPlay/Decoder/Sniffing/ADTSFrameHeader.swift Sources/StreamPlay/Support/WhitespaceTrimming.swift"
+  "ffmpeg Fuzz/FuzzFFmpegInput.swift Sources/StreamPlay/Decoder/FFmpeg/FFmpegDecoder.swift Sources/StreamPlay/Decoder/FFmpeg/AVIOBridge.swift Sources/StreamPlay/Decoder/DecoderInputPump.swift Sources/StreamPlay/Decoder/AudioDecoder.swift Sources/StreamPlay/Decoder/Sniffing/MediaSignature.swift Sources/StreamPlay/Player/AudioFormat.swift Sources/StreamPlay/Player/PlayerError.swift Sources/StreamPlay/Support/RedactedURL.swift Sources/StreamPlay/Support/WhitespaceTrimming.swift"
   "headers Fuzz/FuzzHeaders.swift Sources/StreamPlay/Input/ResponseHeaders.swift Sources/StreamPlay/Support/WhitespaceTrimming.swift"
 )
 
 for entry in "${targets[@]}"; do
   read -r name sources <<<"$entry"
   # shellcheck disable=SC2086  # the source list is meant to split
-  swiftc -O -sanitize=fuzzer,address -parse-as-library -package-name StreamPlay $sources -o "$out/fuzz-$name" 2> "$out/fuzz-$name.build.log" || {
+  # The FFmpeg target links FFmpeg's libraries through the package's module map.
+  extra=()
+  [[ $name == ffmpeg ]] && extra=(-Xcc -fmodule-map-file=Sources/CFFmpeg/module.modulemap -I Sources/CFFmpeg $(pkg-config --cflags libavformat))
+  swiftc -O -sanitize=fuzzer,address -parse-as-library -package-name StreamPlay "${extra[@]}" $sources -o "$out/fuzz-$name" 2> "$out/fuzz-$name.build.log" || {
     cat "$out/fuzz-$name.build.log" >&2
     exit 1
   }
