@@ -164,6 +164,11 @@ cp "$out/formats/tone.m4a" "$out/formats/m4a-named.mp3"
 ffmpeg -nostdin -hide_banner -loglevel error -y -i "$wav/unique-44k-stereo-6s.wav" -t 2 -c:a aac -b:a 128k "$out/formats/part1.m4a"
 ffmpeg -nostdin -hide_banner -loglevel error -y -i "$wav/unique-44k-stereo-6s.wav" -ss 2 -t 2 -c:a flac "$out/formats/part2.flac"
 ffmpeg -nostdin -hide_banner -loglevel error -y -i "$wav/unique-44k-stereo-6s.wav" -ss 4 -c:a libvorbis -q:a 4 "$out/formats/part3.ogg"
+# Tagged the way each container tags: Vorbis comments (FLAC, Ogg) and MP4 ilst.
+for ext in flac m4a ogg; do
+  ffmpeg -nostdin -hide_banner -loglevel error -y -i "$wav/unique-44k-stereo-6s.wav" -t 1 \
+    -metadata title="Tagged Title" -metadata artist="Tag Artist" -metadata album="Tag Album" "$out/formats/tagged.$ext"
+done
 # Longer tracks, for seeks that need a Range request (their media outgrow a small ring).
 ffmpeg -nostdin -hide_banner -loglevel error -y -i "$wav/marker-noise-44k-stereo-30s.wav" -c:a flac "$out/formats/long.flac"
 ffmpeg -nostdin -hide_banner -loglevel error -y -i "$wav/marker-noise-44k-stereo-30s.wav" -c:a aac -b:a 128k "$out/formats/long.m4a"

@@ -183,4 +183,17 @@ struct FormatTests {
         #expect(output.count == expected.count, "\(output.count) samples, the decodes \(expected.count)")
         #expect(output == expected, "the joined output differs from the three decodes end to end")
     }
+
+    @Test("a container's tags (Vorbis comments, MP4 ilst) are reported as one metadata event",
+          arguments: ["formats/tagged.flac", "formats/tagged.m4a", "formats/tagged.ogg"])
+    func tags(file: String) async throws {
+        let player = Player(configuration: PlayerConfiguration(output: .null))
+        let events = EventLog(player)
+        player.play("\(try TestEnvironment.http())/\(file)")
+        #expect(try await player.finish(within: 20) == .ended)
+        player.stop()
+        try await Task.sleep(for: .milliseconds(20))
+        let metadata = events.all.compactMap { if case .metadata(let names) = $0 { names } else { nil } }
+        #expect(metadata == [StreamMetadata(title: "Tagged Title", artist: "Tag Artist", album: "Tag Album")], "\(file): \(metadata)")
+    }
 }

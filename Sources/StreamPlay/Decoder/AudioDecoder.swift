@@ -26,6 +26,9 @@ protocol AudioDecoder: AnyObject {
     var bytesPerSecond: Int? { get }
     /// Samples per channel in one frame of the stream (1152 for MPEG-1 Layer III), once known.
     var samplesPerFrame: Int? { get }
+    /// The track's names from its container's tags (Vorbis comments, MP4 `ilst`), once the
+    /// container is read; `nil` when it has none or the decoder does not read tags.
+    var tags: StreamMetadata? { get }
     /// Bytes the caller's PCM buffer should hold: at least one frame's worth.
     var preferredBufferSize: Int { get }
 

@@ -25,6 +25,7 @@ final class DecoderChoice: AudioDecoder {
     var samplesPerFrame: Int? { current.samplesPerFrame }
     var preferredBufferSize: Int { current.preferredBufferSize }
     var searchesForFrames: Bool { current.searchesForFrames }
+    var tags: StreamMetadata? { current.tags }
     var inputPosition: Int { current.inputPosition }
 
     func feed(_ bytes: UnsafeRawBufferPointer) throws(PlayerError) { try current.feed(bytes) }

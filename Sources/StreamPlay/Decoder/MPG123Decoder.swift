@@ -134,6 +134,8 @@ final class MPG123Decoder: AudioDecoder {
     }
 
     var searchesForFrames: Bool { true }
+    /// The session reads an MP3's ID3v2 tag itself, before mpg123 sees a byte.
+    var tags: StreamMetadata? { nil }
 
     func seek(toFrame frame: Int) throws(PlayerError) -> (frame: Int, inputOffset: Int?)? {
         guard frame >= frameOrigin else {

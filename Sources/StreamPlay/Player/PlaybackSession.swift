@@ -334,6 +334,7 @@ final class PlaybackSession: QueueSession, @unchecked Sendable {
                     state.endFrame = format.frames(forSeconds: startTime + length)
                 }
                 reportDuration(decoder: decoder, state: &state)
+                if let tags = decoder.tags { report(.metadata(tags)) }
                 if state.pendingSeek == nil { baseFrame.store(0, ordering: .releasing) }
                 setPhase(.buffering)
             case .audio(let byteCount, let decodedFrame):

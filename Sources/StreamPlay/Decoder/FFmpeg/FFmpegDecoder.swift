@@ -25,6 +25,7 @@ final class FFmpegDecoder: AudioDecoder {
     /// A frame decoded under a new format, waiting until the session has taken the format.
     private var heldFrame = false
     private(set) var format: AudioFormat?
+    private(set) var tags: StreamMetadata?
     /// The converter's input side, to tell a new format from the frames'.
     private var sourceLayout: (rate: Int32, format: Int32, channels: Int32)?
     /// The track frame the next audio written stands for.
@@ -231,7 +232,24 @@ final class FFmpegDecoder: AudioDecoder {
         status = avcodec_open2(codecContext, codec, nil)
         guard status >= 0 else { throw failure("opening the \(String(cString: codec!.pointee.name)) decoder", status) }
         damagedPackets = 0
+        tags = Self.tags(container: context.pointee.metadata, stream: stream.pointee.metadata)
         return true
+    }
+
+    /// Title, artist and album from the container's tags, or the audio stream's (Ogg keeps its
+    /// Vorbis comments there). Keys are matched without case, as tag formats differ.
+    private static func tags(container: OpaquePointer?, stream: OpaquePointer?) -> StreamMetadata? {
+        func value(_ key: String) -> String? {
+            for dictionary in [container, stream] {
+                if let entry = av_dict_get(dictionary, key, nil, 0), let text = entry.pointee.value {
+                    let value = String(cString: text).trimmingWhitespace()
+                    if !value.isEmpty { return String(value) }
+                }
+            }
+            return nil
+        }
+        let names = StreamMetadata(title: value("title"), artist: value("artist"), album: value("album"))
+        return names.title == nil && names.artist == nil && names.album == nil ? nil : names
     }
 
     /// The protection an encrypted MP4 track carries; the session names the URL.
