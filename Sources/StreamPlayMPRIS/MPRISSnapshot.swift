@@ -1,4 +1,5 @@
 import CStreamPlayMPRISShim
+import CSystemd
 import FoundationEssentials
 import StreamPlay
 

@@ -2,6 +2,8 @@
 // The MPRIS 2 object on sd-bus: its vtables (built with sd-bus's C macros) and the variadic
 // sd-bus calls Swift cannot make. Every function here must be called on the thread that owns
 // the bus (the MPRIS service's own thread); nothing here takes a lock.
+// sd-bus.h is read by this module and by CSystemd's, each textually, so a Swift file that
+// imports one imports the other too (see CStreamPlayShim.h for why).
 #include <stdint.h>
 #include <systemd/sd-bus.h>
 

@@ -1,6 +1,11 @@
 #pragma once
 // Typed, non-variadic entry points for the parts of libcurl that Swift cannot call:
 // curl_easy_setopt and curl_easy_getinfo are variadic, and a few constants are compound macros.
+//
+// curl.h is read by this module and by CCurl's, each textually: which of the two owns a
+// declaration such as CURLE_OK depends on which one a compile job loaded first. So every Swift
+// file that imports one imports the other too, or a build may fail to find libcurl's constants
+// depending on how the compiler groups the files (seen on a first build from a fresh clone).
 #include <curl/curl.h>
 
 typedef size_t (*sp_curl_data_callback)(char *data, size_t size, size_t count, void *context);

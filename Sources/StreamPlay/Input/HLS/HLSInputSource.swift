@@ -1,4 +1,5 @@
 import CCurl
+import CStreamPlayShim
 import FoundationEssentials
 #if canImport(Glibc)
 import Glibc

@@ -1,4 +1,5 @@
 import CCurl
+import CStreamPlayShim
 
 extension TransferEnd.Failure {
     /// The failure a libcurl result stands for; `status` is the response code, for
