@@ -270,6 +270,9 @@ final class PlaybackSession: QueueSession, @unchecked Sendable {
         defer { inputBuffer.deallocate() }
         let pump = InputPump(session: self, state: state, buffer: inputBuffer, decoder: decoder)
         state.pump = pump
+        // The state and an FFmpeg decoder hold the pump without owning it: it must outlive the
+        // loop, which an optimised build would not otherwise guarantee after its last use here.
+        defer { withExtendedLifetime(pump) {} }
         // Whatever the decoder chosen, its chunks fit (mpg123's are smaller than FFmpeg's).
         let pcmSize = max(decoder.preferredBufferSize, FFmpegDecoder.bufferSize)
         let pcm = UnsafeMutableRawBufferPointer.allocate(byteCount: pcmSize, alignment: 16)
