@@ -192,6 +192,14 @@ head -c "$(($(stat -c %s "$out/formats/tone.flac") / 2))" "$out/formats/tone.fla
 ffmpeg -nostdin -hide_banner -loglevel error -y -i "$wav/unique-44k-stereo-6s.wav" -c:a aac -b:a 128k \
   -encryption_scheme cenc-aes-ctr -encryption_key 76a6c65c5ea762046bd749a2e632ccbb \
   -encryption_kid a7e61c373e219033c21091fa607bf3b8 "$out/formats/encrypted.m4a"
+# A WAV whose format tag (0x1234) names no codec FFmpeg knows: unsupportedFormat, named.
+python3 - "$out/formats/unknown-codec.wav" <<'PY'
+import struct, sys
+data = bytes(8000)
+fmt = struct.pack("<HHIIHH", 0x1234, 2, 44100, 176400, 4, 16)
+body = b"WAVE" + b"fmt " + struct.pack("<I", len(fmt)) + fmt + b"data" + struct.pack("<I", len(data)) + data
+open(sys.argv[1], "wb").write(b"RIFF" + struct.pack("<I", len(body)) + body)
+PY
 {
   head -c 40000 "$out/formats/tone.aac"
   head -c 3000 "$out/random.bin"
@@ -200,7 +208,7 @@ ffmpeg -nostdin -hide_banner -loglevel error -y -i "$wav/unique-44k-stereo-6s.wa
 # Reference decodes by the ffmpeg program (s16, the stream's own rate and channels), beside each.
 for file in "$out"/formats/*; do
   case $file in *.raw | *.info) continue ;; esac
-  case $(basename "$file") in truncated* | no-moov.m4a | encrypted.m4a | garbage-middle.aac) continue ;; esac
+  case $(basename "$file") in truncated* | no-moov.m4a | encrypted.m4a | garbage-middle.aac | unknown-codec.wav) continue ;; esac
   ffmpeg -nostdin -hide_banner -loglevel error -y -i "$file" -f s16le -c:a pcm_s16le "$file.raw"
   ffprobe -v error -select_streams a:0 -show_entries stream=sample_rate,channels -of default=noprint_wrappers=1 "$file" |
     sed -e 's/^sample_rate=/rate=/' >"$file.info"

@@ -50,6 +50,7 @@ struct BadInputTests {
         ("http:/formats/truncated-media.m4a", .decodingFailed),
         ("media:/formats/truncated.flac", .decodingFailed),
         ("http:/formats/encrypted.m4a", .drmProtected),
+        ("http:/formats/unknown-codec.wav", .unsupportedFormat("WAV with audio of unknown codec")),
         ("http:/hls/missing-init/index.m3u8", .httpStatus(404)),
         ("http:/loop", .tooManyRedirects),
         ("blackhole:/never.mp3", .timedOut),

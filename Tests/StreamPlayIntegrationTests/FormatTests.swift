@@ -196,4 +196,30 @@ struct FormatTests {
         let metadata = events.all.compactMap { if case .metadata(let names) = $0 { names } else { nil } }
         #expect(metadata == [StreamMetadata(title: "Tagged Title", artist: "Tag Artist", album: "Tag Album")], "\(file): \(metadata)")
     }
+
+    @Test("a dropped or reset connection resumes by Range under FFmpeg too, with no sample lost or repeated",
+          arguments: ["/drop-after/100000/formats/long.flac", "/reset-after/100000/formats/long.m4a",
+                      "/drop-every/65536/formats/tone.ogg"])
+    func resumesAfterDrop(path: String) async throws {
+        let file = String(path.split(separator: "/").suffix(2).joined(separator: "/"))
+        let reference = try ReferenceAudio(file)
+        let unique = RecoveryTests.unique(path)
+        let (final, samples) = try await RecoveryTests.play(unique)
+        #expect(final == .ended)
+        #expect(samples == reference.samples, "\(path): audio differs after the reconnect")
+        #expect(try RecoveryTests.requests(unique).contains { $0.range != nil }, "\(path): no Range request")
+    }
+
+    @Test("--length and a start time hold on the FFmpeg path: exactly the stretch asked for")
+    func lengthLimit() async throws {
+        let reference = try ReferenceAudio("formats/long.flac")
+        let (configuration, path) = wavConfiguration()
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let player = Player(configuration: configuration)
+        player.play("\(try TestEnvironment.http())/formats/long.flac", startingAt: 5, length: 2)
+        #expect(try await player.finish(within: 30) == .ended)
+        player.stop()
+        let output = try PCM.wavSamples(path: path).samples
+        #expect(output == Array(reference.samples[(5 * 44100 * 2)..<(7 * 44100 * 2)]))
+    }
 }

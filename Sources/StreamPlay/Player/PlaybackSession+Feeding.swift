@@ -11,7 +11,7 @@ extension PlaybackSession {
         do {
             step = try decoder.decode(into: pcm)
         } catch {
-            if error.code == .unsupportedFormat { throw error }
+            if error.code == .unsupportedFormat { throw .unsupportedFormat(url: location.description, format: error.format ?? "") }
             if error.code == .drmProtected { throw .drmProtected(url: location.description, scheme: error.format ?? "") }
             if decoder.format == nil {
                 throw .notAudio(url: location.description, reason: "\(error)")

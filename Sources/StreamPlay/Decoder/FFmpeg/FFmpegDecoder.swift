@@ -212,9 +212,10 @@ final class FFmpegDecoder: AudioDecoder {
         var codec: UnsafePointer<AVCodec>?
         let index = av_find_best_stream(context, AVMEDIA_TYPE_AUDIO, -1, -1, &codec, 0)
         guard index >= 0 else {
-            throw index == sp_averror_decoder_not_found()
-                ? .decodingFailed(reason: "no decoder for the audio in the \(container) container")
-                : .decodingFailed(reason: "the \(container) container has no audio stream")
+            guard index == sp_averror_decoder_not_found() else {
+                throw .decodingFailed(reason: "the \(container) container has no audio stream")
+            }
+            throw .unsupportedFormat(url: "", format: Self.undecodableAudio(in: context, container: container))
         }
         streamIndex = index
         for other in 0..<Int(context.pointee.nb_streams) where other != Int(index) {
@@ -250,6 +251,22 @@ final class FFmpegDecoder: AudioDecoder {
         }
         let names = StreamMetadata(title: value("title"), artist: value("artist"), album: value("album"))
         return names.title == nil && names.artist == nil && names.album == nil ? nil : names
+    }
+
+    /// Names the audio a container holds that no decoder of this FFmpeg build takes: its codec,
+    /// or the container's tag for it when FFmpeg does not know the codec at all.
+    private static func undecodableAudio(in context: UnsafeMutablePointer<AVFormatContext>, container: MediaSignature) -> String {
+        for index in 0..<Int(context.pointee.nb_streams) {
+            guard let parameters = context.pointee.streams[index]?.pointee.codecpar,
+                  parameters.pointee.codec_type == AVMEDIA_TYPE_AUDIO else { continue }
+            let id = parameters.pointee.codec_id
+            if id != AV_CODEC_ID_NONE {
+                return "\(container) with \(String(cString: avcodec_get_name(id))) audio, which this FFmpeg build cannot decode"
+            }
+            let tag = parameters.pointee.codec_tag
+            return "\(container) with audio of unknown codec (tag 0x\(String(tag, radix: 16)))"
+        }
+        return "\(container) with audio no decoder takes"
     }
 
     /// The protection an encrypted MP4 track carries; the session names the URL.
