@@ -82,16 +82,24 @@ final class EventReporter: Sendable {
             let position = player.position.map(TimeValue.format) ?? "--:--"
             let duration = player.duration.map(TimeValue.format) ?? "--:--"
             let fill = Int((player.bufferedFraction * 100).rounded())
-            var line = "\(padded(player.state.name, to: 10)) \(position) / \(duration)  buffer \(fill)%"
-            if let title = player.metadata?.title, !title.isEmpty {
-                // Titles come from the network: keep control characters off the terminal.
-                line += "  " + String(Self.printable(title).prefix(60))
+            let volume = Int((player.volume * 100).rounded())
+            var line = "\(padded(player.state.name, to: 10)) \(position) / \(duration)  buffer \(fill)%  vol \(volume)%"
+            if let names = Self.names(player.metadata) {
+                // Names come from the network: keep control characters off the terminal.
+                line += "  " + String(Self.printable(names).prefix(60))
             }
             state.withEngineLock { $0.lineOpen = true }
             StandardStream.output("\r\u{1B}[2K\(line)")
         case .plain, .quiet:
             break
         }
+    }
+
+    /// "Artist – Title" when a tag names both, else the title (a station's "Artist - Title").
+    static func names(_ metadata: StreamMetadata?) -> String? {
+        guard let title = metadata?.title, !title.isEmpty else { return nil }
+        guard let artist = metadata?.artist, !artist.isEmpty else { return title }
+        return "\(artist) – \(title)"
     }
 
     /// `text` without control characters: names and titles come from the network, and must not

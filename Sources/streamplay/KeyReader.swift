@@ -6,12 +6,17 @@ import Glibc
 #endif
 
 /// Reads keys on a thread of its own (a blocking read must not sit on Swift's task pool) and
-/// turns them into player commands: space pause/resume, ← → seek 10 s, > < next and previous item, q quit.
+/// turns them into player commands: space pause/resume, ← → seek 10 s, > < next and previous item,
+/// 9 0 (or - +) volume down and up, m mute, q quit.
 final class KeyReader: Sendable {
     private let player: Player
     private let quit = Atomic<Bool>(false)
     private let running = Atomic<Bool>(false)
+    /// The volume before m muted, in thousandths (0: not muted).
+    private let unmutedVolume = Atomic<Int>(0)
     private let seekStep = 10.0
+    /// A volume key's step: 5 percentage points, as mpv's 9 and 0 (2 there) move in steps.
+    private let volumeStep = 0.05
 
     init(player: Player) {
         self.player = player
@@ -51,12 +56,35 @@ final class KeyReader: Sendable {
                 player.seek(to: (player.position ?? 0) + seekStep)
             case [0x1B, 0x5B, 0x44]: // ←
                 player.seek(to: max((player.position ?? 0) - seekStep, 0))
+            case [0x39], [0x2D]: // 9, -
+                changeVolume(by: -volumeStep)
+            case [0x30], [0x2B], [0x3D]: // 0, +, = (+ without shift)
+                changeVolume(by: volumeStep)
+            case [0x6D], [0x4D]: // m, M
+                toggleMute()
             case [0x1B], [0x1B, 0x5B]:
                 continue // the start of an escape sequence
             default:
                 break
             }
             pending.removeAll()
+        }
+    }
+
+    /// Volume keys work from the volume heard: from a muted player they start at silence.
+    private func changeVolume(by step: Double) {
+        unmutedVolume.store(0, ordering: .relaxed)
+        // Steps land on whole percents, however the volume was set.
+        player.volume = max(((player.volume + step) * 100).rounded() / 100, 0)
+    }
+
+    private func toggleMute() {
+        let saved = unmutedVolume.exchange(0, ordering: .relaxed)
+        if saved > 0 {
+            player.volume = Double(saved) / 1000
+        } else if player.volume > 0 {
+            unmutedVolume.store(Int((player.volume * 1000).rounded()), ordering: .relaxed)
+            player.volume = 0
         }
     }
 }

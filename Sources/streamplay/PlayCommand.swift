@@ -16,7 +16,8 @@ struct PlayCommand: AsyncParsableCommand {
             Service links (https://soundcloud.com/..., soundcloud:tracks:N, spotify:track:ID) \
             play through the resolver: see `streamplay login` and `streamplay resolve`.
 
-            Keys on a terminal: space pause/resume, ← → seek 10 s, > next, < previous, q quit.
+            Keys on a terminal: space pause/resume, ← → seek 10 s, > next, < previous, \
+            9 0 (or - +) volume down and up by 5%, m mute and unmute, q quit.
 
             Exit status: 0 when every input played, 1 when any failed (one line on stderr each).
             """,

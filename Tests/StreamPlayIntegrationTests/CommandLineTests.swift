@@ -254,4 +254,22 @@ struct CommandLineTests {
         #expect(announcements.map { $0.prefix(4) } == ["1/2]", "2/2]", "1/2]"], "\(run.output)")
         #expect(run.status.hasPrefix("exit=0"), "\(run.status)")
     }
+
+    @Test("on a terminal: the line shows Artist – Title from the tag and the volume; 9 and 0 change it, m mutes and unmutes")
+    func terminalVolumeAndNames() async throws {
+        let run = try Self.runOnTerminal(["\(try TestEnvironment.http())/slow/tagged/song-a.mp3"],
+                                         keys: [(1.5, "9"), (0.6, "9"), (0.6, "0"), (0.6, "m"), (0.6, "m"), (0.6, "q")])
+        #expect(run.status.hasPrefix("exit=0"), "\(run.status)")
+        let lines = run.output.components(separatedBy: "\r")
+        #expect(lines.contains { $0.contains("vol 100%") }, "\(run.output)")
+        // Each key's effect shows in a later line, in order.
+        let volumes = lines.compactMap { line -> String? in
+            guard let range = line.range(of: "vol ") else { return nil }
+            return String(line[range.upperBound...].prefix { $0 != "%" })
+        }
+        var deduplicated: [String] = []
+        for volume in volumes where deduplicated.last != volume { deduplicated.append(volume) }
+        #expect(deduplicated == ["100", "95", "90", "95", "0", "95"], "volumes shown: \(deduplicated)")
+        #expect(run.output.contains("StreamPlay Testers – Song A"), "no Artist – Title: \(run.output)")
+    }
 }
