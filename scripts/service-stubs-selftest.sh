@@ -287,7 +287,8 @@ expect "sc /me with Bearer scheme" 401 "'OAuth' in j['message']"
 req GET "$SC_API/me" -H "Authorization: OAuth nonsense"
 expect "sc /me unknown token" 401 "j['code'] == 401"
 req GET "$SC_API/me" -H "Authorization: OAuth $SCCC_AT"
-expect "sc /me with client credentials" 403 "j['code'] == 403"
+expect "sc /me with client credentials (401, as the OpenAPI lists)" 401 "j['code'] == 401 and
+  j['status'] == '401 - Unauthorized'"
 
 req POST "$SC_TOKEN" --data-urlencode grant_type=refresh_token --data-urlencode "client_id=$SC_ID" \
   --data-urlencode "client_secret=$SC_SECRET" --data-urlencode "refresh_token=$SC_RT"
@@ -447,8 +448,9 @@ req GET "$SEG0" -H "Authorization: OAuth x"
 expect "sc CDN HLS segment refuses Authorization" 400
 req GET "$AAC_URL" "${CC[@]}"
 req GET "$(jq_ loc)"
-if [[ -f $media/hls/aac/index.m3u8 ]]; then
-  expect "sc CDN AAC HLS playlist" 200 "'/hls_aac_160/seg000.aac?' in text"
+if [[ -f $media/hls/fmp4/index.m3u8 ]]; then
+  expect "sc CDN AAC HLS playlist" 200 "'/hls_aac_160/seg000.m4s?' in text and
+  '/hls_aac_160/init.mp4?' in text and '#EXT-X-KEY' not in text"
 else
   expect "sc CDN AAC HLS playlist (no AAC media)" 404
 fi
@@ -456,6 +458,39 @@ req GET "$SC_API/tracks/soundcloud:tracks:1001/stream" "${CC[@]}"
 expect "sc legacy /stream redirects" 302 "'/media/1001/http_mp3_128/stream.mp3?' in loc"
 req GET "$SC_API/tracks/2000042/streams" "${CC[@]}"
 expect "sc synthetic track streams" 200 "len(j) == 4"
+
+# snippets, DRM, playlists; answers without nulls the OpenAPI does not allow
+req GET "$SC_API/tracks/soundcloud:tracks:1004" "${CC[@]}"
+expect "sc snippet track claims 4 minutes" 200 "j['duration'] == 240000 and j['access'] == 'playable' and
+  all(v is not None for k, v in j.items() if k != 'download_url') and
+  all(v is not None for v in j['user'].values())"
+req GET "$SC_API/tracks/soundcloud:tracks:1006/streams/http_mp3_128" "${CC[@]}"
+expect "sc snippet MP3 is signed under /preview/" 302 "'/media/1006/preview/http_mp3_128/stream.mp3?' in loc"
+req GET "$(jq_ loc)"
+expect "sc CDN snippet MP3 serves the preview" 200 "h['content-type'] == 'audio/mpeg'"
+check "sc CDN snippet MP3 bytes are the preview file's" \
+  cmp -s "$tmp/body" "$media/cbr-44k-stereo-short.mp3"
+req GET "$SC_API/tracks/soundcloud:tracks:1005/streams" "${CC[@]}"
+expect "sc encrypted-only streams" 200 "sorted(j) == ['cbc-encrypted-hls', 'ctr-encrypted-hls']"
+CTR_URL=$(jq_ "j['ctr-encrypted-hls']")
+req GET "$CTR_URL" "${CC[@]}"
+expect "sc encrypted rendition redirects" 302 "'/media/1005/ctr-encrypted-hls/playlist.m3u8?' in loc"
+if [[ -f $media/hls/fmp4/index.m3u8 ]]; then
+  req GET "$(jq_ loc)"
+  expect "sc CDN encrypted playlist has a SAMPLE-AES-CTR key" 200 "'#EXT-X-KEY:METHOD=SAMPLE-AES-CTR,' in text and
+    text.index('#EXT-X-KEY') < text.index('#EXTINF')"
+  req GET "$SC_API/tracks/soundcloud:tracks:1007/streams/hls_aac_160" "${CC[@]}"
+  req GET "$(jq_ loc)"
+  expect "sc CDN SAMPLE-AES playlist" 200 "'#EXT-X-KEY:METHOD=SAMPLE-AES,' in text"
+fi
+req GET "$SC_API/resolve?url=$(urlenc https://soundcloud.com/stub-artist/sets/stub-set)" "${CC[@]}" -L
+expect "sc resolve playlist" 200 "j['kind'] == 'playlist' and j['urn'] == 'soundcloud:playlists:5001' and
+  [t['urn'] for t in j['tracks']] == ['soundcloud:tracks:1001', 'soundcloud:tracks:1002'] and
+  j['track_count'] == 2 and j['duration'] == 54000 and 'id' not in j"
+req GET "$SC_API/playlists/soundcloud:playlists:5001?show_tracks=false" "${CC[@]}"
+expect "sc playlist without tracks" 200 "'tracks' not in j and j['track_count'] == 2"
+req GET "$SC_API/playlists/soundcloud:playlists:5999" "${CC[@]}"
+expect "sc unknown playlist" 404 "j['code'] == 404"
 
 # injected failures
 ctl fail '{"service":"soundcloud","status":429,"retry_after":2,
@@ -498,7 +533,7 @@ TW=$(jq_ "[c['id'] for c in j if c['service'] == 'twitter'][0]")
 FB=$(jq_ "[c['id'] for c in j if c['service'] == 'facebook_profile'][0]")
 FSQ=$(jq_ "[c['id'] for c in j if c['service'] == 'foursquare'][0]")
 req GET "$SC_API/me/connections" -H "Authorization: OAuth $SCCC_AT"
-expect "sc connections need a user token" 403
+expect "sc connections need a user token" 401
 req POST "$SC_API/me/connections" "${AUTH[@]}" --data-urlencode service=friendster \
   --data-urlencode "redirect_uri=$REDIR"
 expect "sc new connection: unknown service" 422 "j['errors'][0]['field'] == 'service'"
@@ -598,7 +633,7 @@ req POST "$SC_API/tracks" "${AUTH[@]}" --data-urlencode 'track[title]=x'
 expect "sc upload not multipart" 400
 req POST "$SC_API/tracks" -H "Authorization: OAuth $SCCC_AT" -F \
   "track[asset_data]=@$media/cbr-44k-stereo-short.mp3" --form-string 'track[title]=x'
-expect "sc upload with client credentials" 403
+expect "sc upload with client credentials" 401
 
 req POST "$SC_AUTH/sign-out" -H 'Content-Type: application/json' --data \
   "{\"access_token\":\"$SC_AT\"}"

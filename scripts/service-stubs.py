@@ -125,7 +125,10 @@ API listener (api.soundcloud.com). Every request needs "Authorization: OAuth ACC
   be OAuth (...)". The same shape for every API error: code, message, link, status
   ("404 - Not Found", "422 - Unprocessable Entity", ...), errors, error.
   Endpoints marked (user) need a user's token (authorization_code flow): a client-credentials
-  token gets 403 {"code": 403, ...}.
+  token gets 401 {"code": 401, ...} (the OpenAPI lists 401 for the /me endpoints; the log's
+  token_status is "app_token_on_user_endpoint").
+  Every answer keeps to the OpenAPI's schemas (soundcloud/api, openapi/api.yaml of 2026-07-19):
+  the members they do not mark nullable are left out rather than sent as null.
 
 GET /resolve?url=URL   -> 302 Location: API/tracks/soundcloud:tracks:ID (or API/users/
   soundcloud:users:ID), body {"status": "302 - Found", "location": LOCATION}. The client follows
@@ -136,6 +139,11 @@ GET /resolve?url=URL   -> 302 Location: API/tracks/soundcloud:tracks:ID (or API/
     https://soundcloud.com/stub-artist/full-track             track 1001
     https://soundcloud.com/stub-artist/aac-only               track 1002
     https://soundcloud.com/stub-artist/preview-only           track 1003
+    https://soundcloud.com/stub-artist/snippet-hls            track 1004
+    https://soundcloud.com/stub-artist/encrypted-only         track 1005
+    https://soundcloud.com/stub-artist/snippet-mp3            track 1006
+    https://soundcloud.com/stub-artist/sample-aes             track 1007
+    https://soundcloud.com/stub-artist/sets/stub-set          playlist 5001
     https://soundcloud.com/stub-artist/synthetic-N            track N, 2000000 <= N <= 2999999
     https://soundcloud.com/USER/PERMALINK                     a track uploaded here
     https://on.soundcloud.com/stubFull1 | stubAac1 | stubPreview1   tracks 1001 | 1002 | 1003
@@ -146,6 +154,15 @@ tracks%3A1001 and /tracks/1001 are the same. The tracks:
                        hls_aac_160_url, preview_mp3_128_url; duration = the track file's (30000)
   1002 "AAC Only"      access "playable"; only hls_aac_160_url (duration 24000)
   1003 "Preview Only"  access "preview"; only preview_mp3_128_url (duration 30000)
+  1004 "Snippet HLS"   access "playable"; only hls_aac_160_url, whose playlist (about 24 s)
+                       is a snippet of the stated duration 240000
+  1005 "Encrypted Only"  access "playable"; only the keys ctr-encrypted-hls and
+                       cbc-encrypted-hls (no "_url"), playlists with EXT-X-KEY METHOD=
+                       SAMPLE-AES-CTR (Widevine) and SAMPLE-AES (FairPlay); duration 24000
+  1006 "Snippet MP3"   access "playable"; only http_mp3_128_url, signed under a /preview/ CDN
+                       path that serves the preview file (duration 240000)
+  1007 "Sample AES"    access "playable"; only hls_aac_160_url, its playlist with EXT-X-KEY
+                       METHOD=SAMPLE-AES (FairPlay, cbcs): DRM; duration 24000
   2000000..2999999     "Synthetic Track N", like 1001 (one fresh track per test, e.g. for
                        path-matched failures)
   uploads              from 3000001 on, like 1001 (their streams serve the stub media, not the
@@ -169,6 +186,12 @@ GET|HEAD /tracks/ID/streams/RENDITION  -> 302 Location: a signed CDN URL (below)
   http_mp3_128 of 1002 or 1003). Each call signs a fresh URL (lifetime --cdn-expiry): a player
   whose URL expired asks here again.
 GET|HEAD /tracks/ID/stream  (legacy) -> 302 like streams/http_mp3_128; 404 without it.
+GET /playlists/ID  (numeric or soundcloud:playlists:N; 5001 "Stub Set" of tracks 1001 and 1002)
+  -> 200 {"kind": "playlist", "urn", "title", "permalink", "permalink_url", "uri",
+  "tracks_uri", "created_at", "last_modified", "description", "downloadable", "duration" (the
+  tracks' sum), "embeddable_by", "genre", "license", "playlist_type", "type", "sharing",
+  "streamable", "tag_list", "tags": null, "track_count", "likes_count", "user", "user_urn",
+  "tracks": [track, ...] (left out with show_tracks=false)}; 404 unknown.
 GET /users/ID   (numeric or soundcloud:users:N) -> 200 user: {"kind": "user", "urn" ("id" only
   with numeric_ids),
   "username", "permalink", "permalink_url", "uri", "avatar_url", "city", "country",
@@ -235,6 +258,10 @@ POST /tracks  (user) upload, Content-Type: multipart/form-data (otherwise 400; 4
 CDN listener (signed URLs; GET and HEAD, others 405)
   /media/ID/http_mp3_128/stream.mp3      the track file, audio/mpeg
   /media/ID/preview_mp3_128/preview.mp3  the preview file, audio/mpeg
+  /media/ID/preview/http_mp3_128/stream.mp3  the preview file, for a track whose full
+                                         rendition serves a snippet (1006)
+  /media/ID/ctr-encrypted-hls/playlist.m3u8, /media/ID/cbc-encrypted-hls/playlist.m3u8
+                                         like the AAC one, with an EXT-X-KEY (DRM)
   /media/ID/hls_mp3_128/playlist.m3u8    --hls-dir/index.m3u8 with every segment URI replaced by
   /media/ID/hls_aac_160/playlist.m3u8    an absolute signed CDN URL (/media/ID/REND/SEGMENT?...),
                                          application/vnd.apple.mpegurl, Range ignored; the AAC
@@ -522,7 +549,8 @@ The request log (--log): one JSON object per line, written when the response is 
    credentials, "headers": {those sent of X-SparkApi-User-Agent, User-Agent, Range,
    Content-Type, Accept}, "status": the HTTP status,
    and, where they apply:
-   "token_status": "valid" | "expired" | "revoked" | "unknown" | "missing" | "wrong_scheme",
+   "token_status": "valid" | "expired" | "revoked" | "unknown" | "missing" | "wrong_scheme" |
+   "app_token_on_user_endpoint",
    "user": the signed-in stub user, "grant_type", "client_auth": "basic" | "body" | "public" |
    "swap-service", "form": {the form body}, "json": {the JSON body}, "upload": {the upload
    record}, "location": the redirect target, "rendition": the SoundCloud stream key,
@@ -547,7 +575,10 @@ Where the stand-ins differ from the real services (on purpose)
 - SoundCloud's token endpoint answers {"error": E}; the stubs add error_description. SoundCloud
   documents reset_time for 429, not Retry-After; the stubs send both. Only the "OAuth" scheme is
   accepted on api.soundcloud.com (the documented one). A client-credentials token on a /me
-  endpoint gets 403 here (SoundCloud's exact answer is not documented).
+  endpoint (and on an upload) gets 401, the status the OpenAPI lists; the message is the stubs'.
+  The OpenAPI's examples show null for some members its schemas do not mark nullable
+  (description, website, secret_uri, ...); the stubs follow the schemas and leave them out.
+  The encrypted playlists' segments are not actually encrypted (no client may play them).
 - /me/connections (GET, POST) and the connect page are the upload & share guide's; today's
   public API no longer documents them.
 - Upload validation is stricter than SoundCloud's: unknown track[...] fields, e-mails on public
@@ -640,6 +671,17 @@ SC_RENDITIONS = {
     "hls_mp3_128_url": ("hls_mp3_128", "playlist.m3u8", "hls"),
     "hls_aac_160_url": ("hls_aac_160", "playlist.m3u8", "hls"),
     "preview_mp3_128_url": ("preview_mp3_128", "preview.mp3", "progressive"),
+    # DRM-encrypted HLS (Widevine CENC, FairPlay cbcs): keys without "_url", not in the OpenAPI's
+    # Streams schema (which allows members it does not list).
+    "ctr-encrypted-hls": ("ctr-encrypted-hls", "playlist.m3u8", "hls"),
+    "cbc-encrypted-hls": ("cbc-encrypted-hls", "playlist.m3u8", "hls"),
+}
+# The key of an encrypted playlist (a FairPlay or Widevine key server URI, never fetched).
+SC_DRM_KEYS = {
+    "SAMPLE-AES": 'METHOD=SAMPLE-AES,URI="skd://stub-fairplay-key",'
+    'KEYFORMAT="com.apple.streamingkeydelivery",KEYFORMATVERSIONS="1"',
+    "SAMPLE-AES-CTR": 'METHOD=SAMPLE-AES-CTR,URI="data:text/plain;base64,AAAAAA==",'
+    'KEYFORMAT="urn:uuid:edef8ba9-79d6-4ace-a3c8-27dcd51d21ed",KEYFORMATVERSIONS="1"',
 }
 SC_RENDITION_BY_SEGMENT = {v[0]: k for k, v in SC_RENDITIONS.items()}
 SC_FULL = ["http_mp3_128_url", "hls_mp3_128_url", "hls_aac_160_url", "preview_mp3_128_url"]
@@ -648,6 +690,42 @@ SC_TRACKS = {
     1001: ("full-track", "Full Track", "playable", SC_FULL),
     1002: ("aac-only", "AAC Only", "playable", ["hls_aac_160_url"]),
     1003: ("preview-only", "Preview Only", "preview", ["preview_mp3_128_url"]),
+    1004: ("snippet-hls", "Snippet HLS", "playable", ["hls_aac_160_url"]),
+    1005: (
+        "encrypted-only",
+        "Encrypted Only",
+        "playable",
+        ["ctr-encrypted-hls", "cbc-encrypted-hls"],
+    ),
+    1006: ("snippet-mp3", "Snippet MP3", "playable", ["http_mp3_128_url"]),
+    1007: ("sample-aes", "Sample AES", "playable", ["hls_aac_160_url"]),
+}
+# What the fixtures above serve beyond their renditions: "duration" (ms, the track's claim),
+# "snippet" (the full-track renditions serve a 30-second snippet: HLS a playlist far shorter
+# than the duration, progressive from a /preview/ CDN path), "key_method" (every HLS playlist
+# of the track carries this EXT-X-KEY: DRM; the encrypted renditions always carry theirs:
+# SAMPLE-AES-CTR for ctr-encrypted-hls, SAMPLE-AES for cbc-encrypted-hls).
+SC_TRACK_EXTRAS = {
+    1004: {"duration": 240000, "snippet": True},
+    1005: {"duration": 24000},
+    1006: {"duration": 240000, "snippet": True},
+    1007: {"duration": 24000, "key_method": "SAMPLE-AES"},
+}
+SC_ENCRYPTED_METHODS = {"ctr-encrypted-hls": "SAMPLE-AES-CTR", "cbc-encrypted-hls": "SAMPLE-AES"}
+# Members of the OpenAPI's Track, User, Me and Playlist schemas that may be null (all others
+# are left out rather than sent as null; the schemas require no member).
+SC_NULLABLE = {
+    "access",
+    "download_url",
+    "locale",
+    "upload_seconds_left",
+    "tracks_uri",
+    "tags",
+    "label",
+}
+SC_PLAYLISTS = {
+    # id: (permalink, title, track ids)
+    5001: ("stub-set", "Stub Set", [1001, 1002]),
 }
 SC_SYNTHETIC = range(2000000, 3000000)
 SC_UPLOAD_FIRST_ID = 3000001
@@ -825,6 +903,11 @@ def redact_url(url):
     pairs = urllib.parse.parse_qsl(parts.query, keep_blank_values=True)
     query = urllib.parse.urlencode([(k, redact_value(k, v)) for k, v in pairs])
     return urllib.parse.urlunsplit(parts._replace(query=query))
+
+
+def sc_without_nulls(obj):
+    """obj without the null members the OpenAPI does not mark nullable (SC_NULLABLE)."""
+    return {k: v for k, v in obj.items() if v is not None or k in SC_NULLABLE}
 
 
 def add_query(url, params):
@@ -1970,8 +2053,11 @@ class Handler(BaseHTTPRequestHandler):
             self.sc_fail(401, "", note="token " + status)
         self.entry["user"] = rec["user"]
         if need_user and rec["user"] is None:
+            # The OpenAPI lists 401 (not 403) for the /me endpoints: they need a token of the
+            # authorization_code flow, as the "me" tag says.
+            self.entry["token_status"] = "app_token_on_user_endpoint"
             self.sc_fail(
-                403,
+                401,
                 "This endpoint needs a user's token (authorization_code flow), "
                 "not client credentials",
                 note="client credentials token on a user endpoint",
@@ -1984,6 +2070,7 @@ class Handler(BaseHTTPRequestHandler):
         if tid in SC_TRACKS:
             permalink, title, access, rend = SC_TRACKS[tid]
             return {
+                **SC_TRACK_EXTRAS.get(tid, {}),
                 "id": tid,
                 "permalink": permalink,
                 "title": title,
@@ -2039,8 +2126,8 @@ class Handler(BaseHTTPRequestHandler):
             "last_name": "Tester",
             "followers_count": 0,
             "followings_count": 0,
-            "track_count": 3 if u["id"] == SC_ARTIST_ID else 0,
-            "playlist_count": 0,
+            "track_count": len(SC_TRACKS) if u["id"] == SC_ARTIST_ID else 0,
+            "playlist_count": len(SC_PLAYLISTS) if u["id"] == SC_ARTIST_ID else 0,
             "public_favorites_count": 0,
             "likes_count": 0,
             "reposts_count": 0,
@@ -2051,7 +2138,7 @@ class Handler(BaseHTTPRequestHandler):
         }
         if self.state.sc_numeric_ids:
             out["id"] = u["id"]
-        return out
+        return sc_without_nulls(out)
 
     def sc_track_json(self, rec, state_override=None):
         st = self.state
@@ -2104,7 +2191,48 @@ class Handler(BaseHTTPRequestHandler):
         if st.sc_numeric_ids:
             out["id"] = rec["id"]
             out["user_id"] = owner["id"]
-        return out
+        return sc_without_nulls(out)
+
+    def sc_set_json(self, pid, show_tracks=True):
+        """Playlist PID (SC_PLAYLISTS) as the OpenAPI's Playlist schema has it."""
+        st = self.state
+        api = st.urls["soundcloud"]["api_url"]
+        permalink, title, track_ids = SC_PLAYLISTS[pid]
+        urn = "soundcloud:playlists:%d" % pid
+        tracks = [self.sc_track_json(self.sc_track_record(t)) for t in track_ids]
+        owner = st.sc_user_by_id(SC_ARTIST_ID)
+        out = {
+            "kind": "playlist",
+            "urn": urn,
+            "title": title,
+            "permalink": permalink,
+            "permalink_url": "https://soundcloud.com/%s/sets/%s" % (SC_ARTIST, permalink),
+            "uri": "%s/playlists/%s" % (api, urn),
+            "tracks_uri": "%s/playlists/%s/tracks" % (api, urn),
+            "created_at": sc_time(st.started),
+            "last_modified": sc_time(st.started),
+            "description": "StreamPlay stub playlist",
+            "downloadable": False,
+            "duration": sum(t["duration"] for t in tracks),
+            "embeddable_by": "all",
+            "genre": "Test",
+            "license": "all-rights-reserved",
+            "playlist_type": "playlist",
+            "type": "playlist",
+            "sharing": "public",
+            "streamable": True,
+            "tag_list": "",
+            "tags": None,
+            "track_count": len(tracks),
+            "likes_count": 0,
+            "user": self.sc_user_json(owner),
+            "user_urn": "soundcloud:users:%d" % SC_ARTIST_ID,
+        }
+        if show_tracks:
+            out["tracks"] = tracks
+        if st.sc_numeric_ids:
+            out["id"] = pid
+        return sc_without_nulls(out)
 
     def route_soundcloud_api(self):
         p = self.req_path
@@ -2152,6 +2280,13 @@ class Handler(BaseHTTPRequestHandler):
                     )
                 return self.sc_stream_redirect(track, SC_RENDITIONS[key][0])
             self.sc_fail(404, "Not Found")
+        if len(parts) == 2 and parts[0] == "playlists" and cmd in ("GET", "HEAD"):
+            self.sc_auth()
+            m = re.match(r"^(?:soundcloud:playlists:)?(\d{1,12})$", parts[1])
+            pid = int(m.group(1)) if m else None
+            if pid not in SC_PLAYLISTS:
+                self.sc_fail(404, "Playlist not found", note="unknown playlist")
+            return self.json(200, self.sc_set_json(pid, self.q("show_tracks") != "false"))
         if len(parts) == 2 and parts[0] == "users" and cmd in ("GET", "HEAD"):
             self.sc_auth()
             m = re.match(r"^(?:soundcloud:users:)?(\d{1,12})$", parts[1])
@@ -2193,6 +2328,10 @@ class Handler(BaseHTTPRequestHandler):
                         uid = u["id"]
                 if uid:
                     target = "/users/soundcloud:users:%d" % uid
+            elif len(segs) == 3 and segs[0] == SC_ARTIST and segs[1] == "sets":
+                for pid, pl in SC_PLAYLISTS.items():
+                    if pl[0] == segs[2]:
+                        target = "/playlists/soundcloud:playlists:%d" % pid
             elif len(segs) == 2 and segs[0] == SC_ARTIST:
                 for tid, t in SC_TRACKS.items():
                     if t[0] == segs[1]:
@@ -2255,8 +2394,10 @@ class Handler(BaseHTTPRequestHandler):
         key = SC_RENDITION_BY_SEGMENT.get(segment)
         if key is None or key not in track["renditions"]:
             self.sc_fail(404, "No such stream for this track", note="unknown rendition")
-        seg, fname, _ = SC_RENDITIONS[key]
-        path = "/media/%d/%s/%s" % (track["id"], seg, fname)
+        seg, fname, kind = SC_RENDITIONS[key]
+        # A snippet served in place of the whole track comes from a /preview/ path.
+        snippet = track.get("snippet") and kind == "progressive" and key != "preview_mp3_128_url"
+        path = "/media/%d/%s%s/%s" % (track["id"], "preview/" if snippet else "", seg, fname)
         location = self.state.signed_url(self.state.urls["soundcloud"]["cdn_url"], path)
         self.entry["rendition"] = key
         self.redirect(
@@ -2610,23 +2751,30 @@ class Handler(BaseHTTPRequestHandler):
         self.entry["expires_in"] = round(exp - now(), 3)
         if now() >= exp:
             denied("signed URL expired")
-        m = re.match(r"^/media/(\d+)/([a-z0-9_]+)/([A-Za-z0-9_.-]+)$", self.req_path)
+        m = re.match(r"^/media/(\d+)/(preview/)?([a-z0-9_-]+)/([A-Za-z0-9_.-]+)$", self.req_path)
         if not m:
             raise HttpError(404, b"<Error><Code>NoSuchKey</Code></Error>\n", "application/xml")
-        tid, seg, name = int(m.group(1)), m.group(2), m.group(3)
+        tid, preview_path, seg, name = int(m.group(1)), m.group(2), m.group(3), m.group(4)
         key = SC_RENDITION_BY_SEGMENT.get(seg)
         track = self.sc_track_record(tid)
         if key is None or track is None or key not in track["renditions"]:
             raise HttpError(404, b"<Error><Code>NoSuchKey</Code></Error>\n", "application/xml")
+        snippet = track.get("snippet") and SC_RENDITIONS[key][2] == "progressive"
+        if bool(preview_path) != bool(snippet and key != "preview_mp3_128_url"):
+            raise HttpError(404, b"<Error><Code>NoSuchKey</Code></Error>\n", "application/xml")
         args = st.args
-        if key == "http_mp3_128_url" and name == "stream.mp3":
+        if key == "http_mp3_128_url" and name == "stream.mp3" and preview_path:
+            # The 30-second snippet served in place of the whole track.
+            full = self.media_path(args.preview_file) or self.media_path(args.track_file)
+        elif key == "http_mp3_128_url" and name == "stream.mp3":
             full = self.media_path(args.track_file)
         elif key == "preview_mp3_128_url" and name == "preview.mp3":
             full = self.media_path(args.preview_file) or self.media_path(args.track_file)
-        elif key in ("hls_mp3_128_url", "hls_aac_160_url"):
+        elif SC_RENDITIONS[key][2] == "hls":
             hls_dir = args.hls_dir if key == "hls_mp3_128_url" else args.aac_hls_dir
             if name == "playlist.m3u8":
-                return self.sc_playlist(tid, seg, hls_dir)
+                method = SC_ENCRYPTED_METHODS.get(key) or track.get("key_method")
+                return self.sc_playlist(tid, seg, hls_dir, method)
             full = (
                 self.media_path(os.path.join(hls_dir, name)) if not name.endswith(".m3u8") else None
             )
@@ -2641,7 +2789,7 @@ class Handler(BaseHTTPRequestHandler):
             )
         self.serve_file(full, [("Cache-Control", "private, max-age=0")])
 
-    def sc_playlist(self, tid, seg, hls_dir):
+    def sc_playlist(self, tid, seg, hls_dir, key_method=None):
         st = self.state
         src = self.media_path(os.path.join(hls_dir, "index.m3u8"))
         if src is None:
@@ -2655,7 +2803,13 @@ class Handler(BaseHTTPRequestHandler):
             lines = [line.rstrip("\r\n") for line in f]
         out = []
         cdn = st.urls["soundcloud"]["cdn_url"]
+        keyed = key_method is None
         for line in lines:
+            if not keyed and (line.startswith("#EXT-X-MAP:") or line.startswith("#EXTINF:")):
+                # DRM: the key comes before the first media (the segments are not encrypted
+                # here; no client is meant to get that far).
+                out.append("#EXT-X-KEY:" + SC_DRM_KEYS[key_method])
+                keyed = True
             if line and not line.startswith("#"):
                 out.append(st.signed_url(cdn, "/media/%d/%s/%s" % (tid, seg, line.strip())))
             elif line.startswith("#EXT-X-MAP:"):

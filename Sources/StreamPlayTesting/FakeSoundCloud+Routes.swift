@@ -96,7 +96,8 @@ extension FakeSoundCloud {
         case (.get, "resolve", 1), (.head, "resolve", 1):
             return resolve(request)
         case (.get, "me", 1):
-            guard let user = grant.user else { return Self.error(403, "a user's token is required", for: request) }
+            // 401, the status the OpenAPI lists for /me: the endpoint needs a user's token.
+            guard let user = grant.user else { return Self.error(401, "a user's token is required", for: request) }
             return .json(me(user), for: request)
         case (.get, "users", 2):
             guard let id = Self.id(segments[1], kind: "users"), id == 100002 || id == 100001 else {

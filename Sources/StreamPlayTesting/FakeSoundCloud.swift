@@ -21,8 +21,8 @@ import Synchronization
 ///   `GET /resolve?url=` (302 to the resource, body `{status, location}`), `GET /tracks/{urn}`
 ///   (URN or numeric id), `GET /tracks/{urn}/streams` (`hls_aac_160_url`, `hls_mp3_128_url`,
 ///   `http_mp3_128_url`, `preview_mp3_128_url`: API URLs), `GET /tracks/{urn}/streams/{name}`
-///   (302 to a signed CDN URL), `GET /users/{urn}`, `GET /me` (a user's token only: 403 for
-///   the app's own).
+///   (302 to a signed CDN URL), `GET /users/{urn}`, `GET /me` (a user's token only: 401 for
+///   the app's own, as the OpenAPI lists).
 /// - CDN (``cdnHost``): signed media URLs; a request that carries an Authorization header is
 ///   refused with 400, as S3/CloudFront refuse a second auth mechanism.
 ///

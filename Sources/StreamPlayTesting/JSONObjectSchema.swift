@@ -11,6 +11,8 @@ public struct JSONObjectSchema: Sendable {
         case string(oneOf: [String]? = nil)
         /// A whole number.
         case integer
+        /// Any number, whole or not (OpenAPI's `number`).
+        case number
         /// true or false.
         case boolean
         /// Any JSON object (its members unchecked).
@@ -82,6 +84,9 @@ public struct JSONObjectSchema: Sendable {
             return []
         case .integer:
             return value.int == nil ? ["\(place): must be an integer"] : []
+        case .number:
+            if case .number = value { return [] }
+            return ["\(place): must be a number"]
         case .boolean:
             if case .bool = value { return [] }
             return ["\(place): must be true or false"]

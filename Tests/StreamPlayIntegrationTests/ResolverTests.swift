@@ -148,6 +148,48 @@ struct ResolverTests {
         }
     }
 
+    @Test("SoundCloud snippets resolve flagged as previews (and play as the clip), or fail as previews; never as the track")
+    func soundCloudSnippets() async throws {
+        let resolver = StreamResolver(soundCloud: try Self.soundCloud())
+        let short = try await resolver.resolve("https://soundcloud.com/stub-artist/snippet-hls")
+        #expect(short.isPreview && short.duration == nil && short.format == .hls)
+        #expect(short.previewReason?.contains("playlist lasts") == true && short.description.contains("preview"), "\(short)")
+        let clip = try await resolver.resolve("https://soundcloud.com/stub-artist/snippet-mp3")
+        #expect(clip.isPreview && clip.duration == nil && clip.previewReason?.contains("preview path") == true, "\(clip)")
+        let result = try await Self.play(clip)
+        #expect(result.state == .ended)
+        #expect(result.samples == (try ReferenceAudio("cbr-44k-stereo-short.mp3")).samples, "the clip is what played")
+        for link in ["https://soundcloud.com/stub-artist/snippet-hls", "soundcloud:tracks:1006"] {
+            do {
+                let taken = try await resolver.resolve(link, allowPreview: false)
+                Issue.record("a snippet was taken without allowPreview: \(taken)")
+            } catch {
+                guard case .notPlayable = error else {
+                    Issue.record("not notPlayable: \(error)")
+                    continue
+                }
+                #expect(error.description.contains("only a preview"), "\(error)")
+            }
+        }
+    }
+
+    @Test("SoundCloud tracks offered only with DRM fail with an error that names DRM")
+    func soundCloudDRM() async throws {
+        let resolver = StreamResolver(soundCloud: try Self.soundCloud())
+        for link in ["https://soundcloud.com/stub-artist/encrypted-only", "https://soundcloud.com/stub-artist/sample-aes"] {
+            do {
+                let taken = try await resolver.resolve(link)
+                Issue.record("a DRM-only track resolved: \(taken)")
+            } catch {
+                guard case .notPlayable = error else {
+                    Issue.record("not notPlayable: \(error)")
+                    continue
+                }
+                #expect(error.description.contains("DRM"), "\(error)")
+            }
+        }
+    }
+
     @Test("A Spotify track resolves to its preview MP3, plainly marked; none without preview_url")
     func spotifyPreview() async throws {
         let resolver = StreamResolver(spotify: try Self.spotify())

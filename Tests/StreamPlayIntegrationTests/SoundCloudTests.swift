@@ -54,18 +54,22 @@ struct SoundCloudTests {
         #expect(call["user"] as? String == user)
     }
 
-    @Test("client credentials: the app's token reads tracks; /me needs a user (403, typed)")
+    @Test("client credentials: the app's token reads tracks; /me answers 401 (typed: sign in), the app token not renewed")
     func clientCredentials() async throws {
         let mark = try ServiceStubs.logMark()
         let client = try await SoundCloudTesting.appClient()
         #expect(try await client.track("1001").title == "Full Track")
         let grant = try #require(SoundCloudTesting.entries(after: mark, host: "auth").first)
         #expect(grant["grant_type"] as? String == "client_credentials" && grant["client_auth"] as? String == "basic")
-        guard case .forbidden(let body)? = await Self.failure({ try await client.me() }) else {
-            Issue.record("a client-credentials token read /me")
+        let meMark = try ServiceStubs.logMark()
+        guard case .userSignInRequired(let body)? = await Self.failure({ try await client.me() }) else {
+            Issue.record("a client-credentials token on /me was not refused as needing a user")
             return
         }
-        #expect(body.status == 403 && body.code == 403)
+        #expect(body.status == 401 && body.code == 401)
+        let calls = try ServiceStubs.log(after: meMark).filter { $0["service"] as? String == "soundcloud" }
+        #expect(calls.count == 1, "one /me, no token renewal and no replay: \(calls.map { $0["path"] ?? "" })")
+        #expect(calls.first?["status"] as? Int == 401 && calls.first?["token_status"] as? String == "app_token_on_user_endpoint")
     }
 
     @Test("the general request method: paths, full API URLs, parameters, form bodies; always the OAuth scheme")
@@ -370,6 +374,74 @@ struct SoundCloudTests {
         let preview = try await client.stream(forTrack: "1003", allowPreview: true)
         #expect(preview.isPreview && preview.rendition == "preview_mp3_128" && preview.format == .progressive)
         #expect(try await SoundCloudTesting.fetch(preview.url).status == 206)
+    }
+
+    @Test("a track whose only full rendition is an AAC playlist far shorter than the track: a preview, never the track")
+    func snippetPlaylist() async throws {
+        let client = try await SoundCloudTesting.appClient()
+        let track = try await client.track("1004")
+        #expect(track.access == "playable" && track.durationMilliseconds == 240_000, "the track claims 4 minutes")
+        guard case .previewOnly(let title)? = await Self.failure({ try await client.stream(forTrack: "1004") }) else {
+            Issue.record("the snippet was not refused as a preview")
+            return
+        }
+        #expect(title == "Snippet HLS")
+        let flagged = try await client.stream(forTrack: "soundcloud:tracks:1004", allowPreview: true)
+        #expect(flagged.isPreview && flagged.rendition == "hls_aac_160" && flagged.format == .hls)
+        #expect(flagged.duration == nil, "not given the whole track's length")
+        #expect(flagged.previewReason?.contains("playlist lasts 24 s of the track's 240 s") == true, "\(flagged.previewReason ?? "")")
+        // The stand-in's playlist really is the snippet the client says it is.
+        let playlist = try await SoundCloudTesting.fetch(flagged.url, headers: [:])
+        let seconds = playlist.text.split(separator: "\n").filter { $0.hasPrefix("#EXTINF:") }
+            .compactMap { Double($0.dropFirst("#EXTINF:".count).prefix { $0 != "," }) }.reduce(0, +)
+        #expect(seconds > 20 && seconds < 30, "\(seconds) s")
+    }
+
+    @Test("a track whose full MP3 comes from a /preview/ CDN path: a preview, never the track")
+    func snippetPath() async throws {
+        let client = try await SoundCloudTesting.appClient()
+        guard case .previewOnly(let title)? = await Self.failure({ try await client.stream(forTrack: "1006") }) else {
+            Issue.record("the snippet was not refused as a preview")
+            return
+        }
+        #expect(title == "Snippet MP3")
+        let flagged = try await client.stream(forTrack: "1006", allowPreview: true)
+        #expect(flagged.isPreview && flagged.rendition == "http_mp3_128" && flagged.duration == nil)
+        #expect(flagged.url.contains("/media/1006/preview/http_mp3_128/"))
+        #expect(flagged.previewReason?.contains("preview path") == true, "\(flagged.previewReason ?? "")")
+        let clip = try await SoundCloudTesting.fetch(flagged.url, headers: [:])
+        let preview = try Data(contentsOf: URL(fileURLWithPath: "\(try TestEnvironment.media())/cbr-44k-stereo-short.mp3"))
+        #expect(clip.status == 200 && clip.body == Array(preview), "the CDN serves the preview clip")
+    }
+
+    @Test("a track offered only as ctr-/cbc-encrypted HLS: the typed DRM error, the encrypted renditions never signed")
+    func encryptedRenditions() async throws {
+        let client = try await SoundCloudTesting.appClient()
+        let streams = try await client.streams(forTrack: "1005")
+        #expect(streams.encrypted == ["cbc-encrypted-hls", "ctr-encrypted-hls"] && streams.preferred.isEmpty)
+        let mark = try ServiceStubs.logMark()
+        for allowPreview in [false, true] {
+            guard case .drmProtected(let title, let renditions)? = await Self.failure({
+                try await client.stream(forTrack: "soundcloud:tracks:1005", allowPreview: allowPreview)
+            }) else {
+                Issue.record("expected drmProtected (allowPreview: \(allowPreview))")
+                continue
+            }
+            #expect(title == "Encrypted Only" && renditions == ["cbc-encrypted-hls", "ctr-encrypted-hls"])
+        }
+        #expect(SoundCloudError.drmProtected(title: "Encrypted Only", renditions: []).description.contains("DRM"))
+        let paths = try ServiceStubs.log(after: mark).compactMap { $0["path"] as? String }
+        #expect(!paths.contains { $0.contains("encrypted-hls") }, "nothing encrypted was asked for: \(paths)")
+    }
+
+    @Test("a track whose AAC playlist is SAMPLE-AES (FairPlay): the typed DRM error naming the method")
+    func sampleAESPlaylist() async throws {
+        let client = try await SoundCloudTesting.appClient()
+        guard case .drmProtected(let title, let renditions)? = await Self.failure({ try await client.stream(forTrack: "1007") }) else {
+            Issue.record("expected drmProtected")
+            return
+        }
+        #expect(title == "Sample AES" && renditions == ["hls_aac_160 (SAMPLE-AES)"])
     }
 
     @Test("an expired signed URL gets 403 from the CDN; a refreshed one plays")

@@ -191,17 +191,21 @@ struct SoundCloudClientTests {
         #expect(resolves.map(\.path).prefix(2) == ["/resolve", "/tracks/soundcloud:tracks:1001"])
     }
 
-    @Test("/me with the app's own token is forbidden")
+    @Test("/me with the app's own token: 401, typed as needing a user's sign-in; the app token is not renewed for it")
     func meNeedsUser() async throws {
         let fake = FakeSoundCloud()
         let client = Self.client(fake)
         try await client.oauth.authenticateWithClientCredentials()
+        #expect(await client.oauth.isAppSession)
         await #expect {
             try await client.me()
         } throws: { error in
-            if case SoundCloudError.forbidden = error { return true }
+            if case SoundCloudError.userSignInRequired(let body) = error { return body.status == 401 }
             return false
         }
+        #expect(fake.tokensIssued(grantType: "client_credentials") == 1)
+        #expect(fake.tokensIssued(grantType: "refresh_token") == 0)
+        #expect(fake.transport.requests.filter { $0.path == "/me" }.count == 1, "asked once, not replayed")
     }
 
     @Test("tracks and users as today's OpenAPI lists them (urn, no numeric id) are read and addressed by URN")

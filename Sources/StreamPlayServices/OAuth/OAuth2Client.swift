@@ -73,6 +73,10 @@ public actor OAuth2Client {
     /// The current token, for inspection (its description shows no secret).
     public var currentToken: OAuth2Token? { token }
 
+    /// Whether the session is the app's own (a client-credentials token, no user): a service
+    /// refusing it on an endpoint that needs a user is no reason to renew it.
+    public var isAppSession: Bool { token != nil && usesClientCredentials }
+
     /// How much this client logs (the level of the logger it was given, until changed).
     public var logLevel: Logger.Level { logger.logLevel }
 

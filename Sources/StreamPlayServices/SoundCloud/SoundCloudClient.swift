@@ -91,9 +91,12 @@ public final class SoundCloudClient: Sendable {
             query = []
         }
         var url = try makeURL(resource, query: query)
+        // The app's own token on a user's endpoint: SoundCloud's 401 means "sign in", not
+        // "expired"; renewing the rationed app token would not help.
+        let appTokenOnUserEndpoint = needsUser(method, url) ? await oauth.isAppSession : false
         for _ in 0...5 {
             let request = HTTPRequest(method: method, url: url, headers: ["Accept": accept], body: body)
-            let response = try await sendRetrying(request, uploadProgress: uploadProgress)
+            let response = try await sendRetrying(request, renewsOn401: !appTokenOnUserEndpoint, uploadProgress: uploadProgress)
             if response.isRedirect, let location = response.headers["Location"] {
                 let target = Self.absolute(location, base: url)
                 // Only the API's own host may see the token; elsewhere (the CDN) the caller decides.
@@ -102,7 +105,12 @@ public final class SoundCloudClient: Sendable {
                 url = target
                 continue
             }
-            guard (200..<400).contains(response.status) else { throw SoundCloudError.from(response) }
+            guard (200..<400).contains(response.status) else {
+                if response.status == 401, appTokenOnUserEndpoint {
+                    throw SoundCloudError.userSignInRequired(SoundCloudErrorBody(response: response))
+                }
+                throw SoundCloudError.from(response)
+            }
             return Self.decoded(response)
         }
         throw .invalidResponse(reason: "too many redirects from \(RedactedURL.describe(url))", status: 302)
@@ -113,9 +121,19 @@ public final class SoundCloudClient: Sendable {
         try await perform(.get, resource, parameters: parameters).json
     }
 
+    /// Whether `method` on `url` needs a user's token: the `/me` endpoints and uploads
+    /// (`POST /tracks`), as the OpenAPI's `me` tag and upload say.
+    func needsUser(_ method: HTTPRequest.Method, _ url: String) -> Bool {
+        let base = ServiceConfiguration.trimmingTrailingSlash(configuration.apiURL)
+        guard url.lowercased().hasPrefix(base.lowercased()) else { return false }
+        let path = url.dropFirst(base.count).prefix { $0 != "?" && $0 != "#" }
+        return path == "/me" || path.hasPrefix("/me/") || (method == .post && path == "/tracks")
+    }
+
     /// Sends `request` with the OAuth header, retrying 429 and 5xx as the policy says. The last
-    /// answer is returned whatever its status.
-    private func sendRetrying(_ request: HTTPRequest,
+    /// answer is returned whatever its status. With `renewsOn401` false, a 401 is returned as
+    /// it is, the token not renewed.
+    private func sendRetrying(_ request: HTTPRequest, renewsOn401: Bool = true,
                               uploadProgress: (@Sendable (Int64, Int64) -> Void)?) async throws(SoundCloudError) -> HTTPResponse {
         try await retryPolicy.retrying(request, service: "SoundCloud", logger: logger, cancelled: SoundCloudError.cancelled,
                                        resetIn: { response in
@@ -123,7 +141,8 @@ public final class SoundCloudClient: Sendable {
                                        }) { () async throws(SoundCloudError) -> HTTPResponse in
             let response: HTTPResponse
             do throws(OAuth2Error) {
-                response = try await oauth.send(request, scheme: "OAuth", uploadProgress: uploadProgress)
+                response = try await oauth.send(request, scheme: "OAuth", uploadProgress: uploadProgress,
+                                                isExpired: { renewsOn401 && $0.status == 401 })
             } catch {
                 throw SoundCloudError.from(error)
             }

@@ -14,9 +14,13 @@ public enum SoundCloudError: Error, Sendable, Equatable, CustomStringConvertible
     case rateLimited(resetTime: Date?, retryAfter: Double?)
     /// HTTP 404: no such track, user, rendition or link.
     case notFound(SoundCloudErrorBody)
-    /// HTTP 403: the token may not do this (a client-credentials token on a user's endpoint, a
-    /// private resource).
+    /// HTTP 403: the token may not do this (a private resource). The app's own token on a
+    /// user's endpoint is answered 401: ``SoundCloudError/userSignInRequired(_:)``.
     case forbidden(SoundCloudErrorBody)
+    /// An endpoint that needs a signed-in user (`/me`, uploads) refused the app's own token
+    /// (client credentials) with HTTP 401, as the OpenAPI lists for them. The token is not
+    /// renewed for it: a new app token would be refused the same way. Sign in as a user.
+    case userSignInRequired(SoundCloudErrorBody)
     /// The track streams only in formats this engine cannot decode yet (AAC HLS); StreamPlay
     /// plays MP3 only.
     case notPlayableYet(title: String, renditions: [String])
@@ -59,6 +63,9 @@ public enum SoundCloudError: Error, Sendable, Equatable, CustomStringConvertible
                 + (retryAfter.map { "; retry after \(ServiceRetryPolicy.wholeSeconds($0)) s" } ?? "")
         case .notFound(let body): "not found on SoundCloud: \(body.message)"
         case .forbidden(let body): "SoundCloud refused access (HTTP 403): \(body.message)"
+        case .userSignInRequired:
+            "this SoundCloud request needs a signed-in user, not the app's own token (HTTP 401): "
+                + "run `streamplay login soundcloud`"
         case .notPlayableYet(let title, let renditions):
             "\"\(title)\" is not playable yet: SoundCloud streams it only as \(renditions.joined(separator: ", ")), "
                 + "and StreamPlay decodes MP3 only"
