@@ -33,14 +33,10 @@ struct DecodedAudioTests {
         let reference = try ReferenceAudio(file)
         let media = try TestEnvironment.media()
         for location in ["\(media)/\(file)", "file://\(media)/\(file)", "\(try TestEnvironment.https())/\(file)"] {
-            var (configuration, path) = wavConfiguration()
-            configuration.caCertificatesPath = try TestEnvironment.caFile()
-            let player = Player(configuration: configuration)
-            player.play(location)
-            #expect(try await player.finish(within: 60) == .ended, "\(location)")
-            player.stop()
-            #expect(try PCM.wavSamples(path: path).samples == reference.samples, "\(location)")
-            try? FileManager.default.removeItem(atPath: path)
+            let caFile = try TestEnvironment.caFile()
+            let played = try await playToWAV(configure: { $0.caCertificatesPath = caFile }) { $0.play(location) }
+            #expect(played.state == .ended, "\(location)")
+            #expect(played.samples == reference.samples, "\(location)")
         }
     }
 
@@ -48,14 +44,9 @@ struct DecodedAudioTests {
     func smallRing() async throws {
         let file = "vbr-44k-stereo.mp3"
         let reference = try ReferenceAudio(file)
-        var (configuration, path) = wavConfiguration()
-        defer { try? FileManager.default.removeItem(atPath: path) }
-        configuration.inputBufferCapacity = 64 * 1024
-        let player = Player(configuration: configuration)
-        player.play("\(try TestEnvironment.http())/\(file)")
-        #expect(try await player.finish(within: 60) == .ended)
-        player.stop()
-        #expect(try PCM.wavSamples(path: path).samples == reference.samples)
+        let played = try await playToWAV("\(try TestEnvironment.http())/\(file)") { $0.inputBufferCapacity = 64 * 1024 }
+        #expect(played.state == .ended)
+        #expect(played.samples == reference.samples)
     }
 
     @Test("duration comes from the Xing/LAME header, or from the length and bitrate")
@@ -76,13 +67,9 @@ struct DecodedAudioTests {
     func startAndLength() async throws {
         let file = "cbr-44k-stereo.mp3"
         let reference = try ReferenceAudio(file)
-        let (configuration, path) = wavConfiguration()
-        defer { try? FileManager.default.removeItem(atPath: path) }
-        let player = Player(configuration: configuration)
-        player.play("\(try TestEnvironment.http())/\(file)", startingAt: 0, length: 2.5)
-        #expect(try await player.finish(within: 30) == .ended)
-        player.stop()
-        let output = try PCM.wavSamples(path: path).samples
+        let played = try await playToWAV("\(try TestEnvironment.http())/\(file)", length: 2.5)
+        #expect(played.state == .ended)
+        let output = played.samples
         #expect(output.count == 110_250 * 2)
         #expect(output == Array(reference.samples.prefix(110_250 * 2)))
     }
@@ -90,13 +77,9 @@ struct DecodedAudioTests {
     @Test("a truncated file plays what it has, then ends")
     func truncated() async throws {
         let reference = try ReferenceAudio("truncated.mp3")
-        let (configuration, path) = wavConfiguration()
-        defer { try? FileManager.default.removeItem(atPath: path) }
-        let player = Player(configuration: configuration)
-        player.play("\(try TestEnvironment.http())/truncated.mp3")
-        #expect(try await player.finish(within: 30) == .ended)
-        player.stop()
-        let output = try PCM.wavSamples(path: path).samples
+        let played = try await playToWAV("\(try TestEnvironment.http())/truncated.mp3")
+        #expect(played.state == .ended)
+        let output = played.samples
         #expect(output.count >= reference.samples.count - 1152 * 2)
         #expect(Array(output.prefix(reference.samples.count)) == Array(reference.samples.prefix(output.count)))
     }
@@ -105,14 +88,13 @@ struct DecodedAudioTests {
     func volume() async throws {
         let file = "cbr-44k-mono.mp3"
         let reference = try ReferenceAudio(file)
-        let (configuration, path) = wavConfiguration()
-        defer { try? FileManager.default.removeItem(atPath: path) }
-        let player = Player(configuration: configuration)
-        player.volume = 0.5
-        player.play("\(try TestEnvironment.http())/\(file)")
-        #expect(try await player.finish(within: 30) == .ended)
-        player.stop()
-        let output = try PCM.wavSamples(path: path).samples
+        let url = "\(try TestEnvironment.http())/\(file)"
+        let played = try await playToWAV { player in
+            player.volume = 0.5
+            player.play(url)
+        }
+        #expect(played.state == .ended)
+        let output = played.samples
         #expect(output.count == reference.samples.count)
         let halved = reference.samples.map { Int16((Int($0) * 32768) >> 16) }
         #expect(output == halved)

@@ -27,19 +27,14 @@ struct FormatTests {
 
     static func expectExactPlay(_ location: String, reference name: String) async throws {
         let reference = try ReferenceAudio(name)
-        let (configuration, path) = wavConfiguration()
-        defer { try? FileManager.default.removeItem(atPath: path) }
-        let player = Player(configuration: configuration)
-        let events = EventLog(player)
-        player.play(location)
-        #expect(try await player.finish(within: 30) == .ended)
-        player.stop()
-        let output = try PCM.wavSamples(path: path)
+        let played = try await playToWAV(location)
+        #expect(played.state == .ended)
+        let output = played.wav
         #expect(output.sampleRate == reference.sampleRate && output.channels == reference.channels,
                 "\(name): \(output.sampleRate) Hz \(output.channels) ch, the reference \(reference.sampleRate) Hz \(reference.channels) ch")
         #expect(output.samples.count == reference.samples.count, "\(name): \(output.samples.count) samples, the reference \(reference.samples.count)")
         #expect(output.samples == reference.samples, "\(name): the audio differs from ffmpeg's decode")
-        let durations = events.all.compactMap { if case .durationKnown(let seconds) = $0 { seconds } else { nil } }
+        let durations = played.events.compactMap { if case .durationKnown(let seconds) = $0 { seconds } else { nil } }
         let duration = try #require(durations.last, "\(name): no duration reported")
         // ADTS has no index: its duration is estimated from the bitrate, as every player does.
         let tolerance = name.hasSuffix(".aac") || name.hasSuffix("aac-named.mp3") ? 0.5 : 0.1
@@ -50,16 +45,11 @@ struct FormatTests {
     func indexAtTheEnd() async throws {
         let file = "formats/long.m4a"
         let reference = try ReferenceAudio(file)
-        var (configuration, path) = wavConfiguration()
-        defer { try? FileManager.default.removeItem(atPath: path) }
-        // A ring far smaller than the media: reaching the index needs a Range request.
-        configuration.inputBufferCapacity = 64 * 1024
-        let player = Player(configuration: configuration)
         let uri = "/\(file)?moov-\(UUID().uuidString.prefix(8))"
-        player.play("\(try TestEnvironment.http())\(uri)")
-        #expect(try await player.finish(within: 60) == .ended)
-        player.stop()
-        #expect(try PCM.wavSamples(path: path).samples == reference.samples)
+        // A ring far smaller than the media: reaching the index needs a Range request.
+        let played = try await playToWAV("\(try TestEnvironment.http())\(uri)") { $0.inputBufferCapacity = 64 * 1024 }
+        #expect(played.state == .ended)
+        #expect(played.samples == reference.samples)
         let requests = try accessLogEntries(for: uri)
         #expect(requests.contains { $0.status == 206 && $0.range != "bytes=0-" }, "no Range request for the index: \(requests)")
         #expect(requests.count <= 4, "the file was read in \(requests.count) requests: \(requests)")
@@ -69,15 +59,9 @@ struct FormatTests {
           arguments: ["formats/long.flac", "formats/tone.ogg", "formats/tone.opus"])
     func startOffsetExact(file: String) async throws {
         let reference = try ReferenceAudio(file)
-        var (configuration, path) = wavConfiguration()
-        defer { try? FileManager.default.removeItem(atPath: path) }
-        configuration.inputBufferCapacity = 64 * 1024
-        let player = Player(configuration: configuration)
-        let events = EventLog(player)
-        player.play("\(try TestEnvironment.http())/\(file)", startingAt: 3.5)
-        #expect(try await player.finish(within: 30) == .ended)
-        player.stop()
-        let output = try PCM.wavSamples(path: path).samples
+        let played = try await playToWAV("\(try TestEnvironment.http())/\(file)", startingAt: 3.5) { $0.inputBufferCapacity = 64 * 1024 }
+        #expect(played.state == .ended)
+        let output = played.samples
         let target = Int(3.5 * Double(reference.sampleRate)) * reference.channels
         #expect(output.count == reference.samples.count - target, "\(file): \(output.count) samples after the seek")
         // Opus decodes its first frames after a seek from a shorter history than a decode from
@@ -86,7 +70,7 @@ struct FormatTests {
         #expect(output.count > settled)
         #expect(output[settled...].elementsEqual(reference.samples[(target + settled)...]),
                 "\(file): the audio after the seek differs from the reference")
-        let seeked = events.all.compactMap { if case .seeked(let to) = $0 { to } else { nil } }
+        let seeked = played.events.compactMap { if case .seeked(let to) = $0 { to } else { nil } }
         #expect(seeked.first.map { abs($0 - 3.5) < 0.001 } == true, "\(file): seeked events \(seeked)")
     }
 
@@ -94,13 +78,9 @@ struct FormatTests {
           arguments: ["formats/long.m4a", "formats/tone.aac"])
     func startOffsetAAC(file: String) async throws {
         let reference = try ReferenceAudio(file)
-        let (configuration, path) = wavConfiguration()
-        defer { try? FileManager.default.removeItem(atPath: path) }
-        let player = Player(configuration: configuration)
-        player.play("\(try TestEnvironment.http())/\(file)", startingAt: 2)
-        #expect(try await player.finish(within: 30) == .ended)
-        player.stop()
-        let output = try PCM.wavSamples(path: path).samples
+        let played = try await playToWAV("\(try TestEnvironment.http())/\(file)", startingAt: 2)
+        #expect(played.state == .ended)
+        let output = played.samples
         // AAC after a seek decodes from a pre-roll, and its noise substitution does not repeat
         // the whole file's decode bit for bit: the audio is compared by its difference from the
         // reference at the target, which a landing one frame off turns into noise.
@@ -116,32 +96,23 @@ struct FormatTests {
 
     @Test("an M4A cut short inside its index fails with a typed error naming the container, and no audio")
     func truncatedIndex() async throws {
-        let (configuration, path) = wavConfiguration()
-        defer { try? FileManager.default.removeItem(atPath: path) }
-        let player = Player(configuration: configuration)
-        player.play("\(try TestEnvironment.http())/formats/truncated.m4a")
-        let final = try await player.finish(within: 10)
-        guard case .failed(let error) = final else {
-            Issue.record("expected a failure, ended in \(final)")
+        let played = try await playToWAV("\(try TestEnvironment.http())/formats/truncated.m4a", within: 10)
+        guard case .failed(let error) = played.state else {
+            Issue.record("expected a failure, ended in \(played.state)")
             return
         }
         #expect(error.code == .notAudio)
         #expect(error.description.contains("MP4"), "\(error)")
-        #expect(((try? PCM.wavSamples(path: path).samples) ?? []).isEmpty)
-        player.stop()
+        #expect(played.samples.isEmpty)
         #expect(engineThreadNames().isEmpty)
     }
 
     @Test("garbage in the middle of an ADTS stream is skipped: the play goes on and ends, what surrounds the damage intact")
     func garbageInTheMiddle() async throws {
         let reference = try ReferenceAudio("formats/tone.aac")
-        let (configuration, path) = wavConfiguration()
-        defer { try? FileManager.default.removeItem(atPath: path) }
-        let player = Player(configuration: configuration)
-        player.play("\(try TestEnvironment.http())/formats/garbage-middle.aac")
-        #expect(try await player.finish(within: 30) == .ended)
-        player.stop()
-        let output = try PCM.wavSamples(path: path).samples
+        let played = try await playToWAV("\(try TestEnvironment.http())/formats/garbage-middle.aac")
+        #expect(played.state == .ended)
+        let output = played.samples
         // The damage is 3000 bytes, about 0.2 s of the stream: at most half a second lost or
         // invented around it.
         #expect(abs(output.count - reference.samples.count) <= 44100, "\(output.count) samples, the clean file \(reference.samples.count)")
@@ -156,30 +127,22 @@ struct FormatTests {
     @Test("a file cut short in its media fails once the audio runs out, naming the truncation",
           arguments: ["formats/truncated.flac", "formats/truncated-media.m4a"])
     func truncatedMedia(file: String) async throws {
-        let (configuration, path) = wavConfiguration()
-        defer { try? FileManager.default.removeItem(atPath: path) }
-        let player = Player(configuration: configuration)
-        player.play("\(try TestEnvironment.media())/\(file)")
-        let final = try await player.finish(within: 20)
-        guard case .failed(let error) = final else {
-            Issue.record("\(file): expected a failure, ended in \(final)")
+        let played = try await playToWAV("\(try TestEnvironment.media())/\(file)", within: 20)
+        guard case .failed(let error) = played.state else {
+            Issue.record("\(file): expected a failure, ended in \(played.state)")
             return
         }
         #expect(error.code == .decodingFailed && error.description.contains("truncated"), "\(file): \(error)")
-        player.stop()
     }
 
     @Test("a queue of an M4A, a FLAC and an Ogg Vorbis track joins without a gap: the output is their decodes end to end")
     func gaplessAcrossDecoders() async throws {
         let parts = ["formats/part1.m4a", "formats/part2.flac", "formats/part3.ogg"]
-        let (configuration, path) = wavConfiguration()
-        defer { try? FileManager.default.removeItem(atPath: path) }
-        let player = Player(configuration: configuration)
-        player.play(try parts.map { try MediaLocation(parsing: "\(try TestEnvironment.http())/\($0)") })
-        #expect(try await player.finish(within: 60) == .ended)
-        player.stop()
+        let locations = try parts.map { try MediaLocation(parsing: "\(try TestEnvironment.http())/\($0)") }
+        let played = try await playToWAV { $0.play(locations) }
+        #expect(played.state == .ended)
         let expected = try ReferenceAudio(joining: parts).samples
-        let output = try PCM.wavSamples(path: path).samples
+        let output = played.samples
         #expect(output.count == expected.count, "\(output.count) samples, the decodes \(expected.count)")
         #expect(output == expected, "the joined output differs from the three decodes end to end")
     }
@@ -213,13 +176,9 @@ struct FormatTests {
     @Test("--length and a start time hold on the FFmpeg path: exactly the stretch asked for")
     func lengthLimit() async throws {
         let reference = try ReferenceAudio("formats/long.flac")
-        let (configuration, path) = wavConfiguration()
-        defer { try? FileManager.default.removeItem(atPath: path) }
-        let player = Player(configuration: configuration)
-        player.play("\(try TestEnvironment.http())/formats/long.flac", startingAt: 5, length: 2)
-        #expect(try await player.finish(within: 30) == .ended)
-        player.stop()
-        let output = try PCM.wavSamples(path: path).samples
+        let played = try await playToWAV("\(try TestEnvironment.http())/formats/long.flac", startingAt: 5, length: 2)
+        #expect(played.state == .ended)
+        let output = played.samples
         #expect(output == Array(reference.samples[(5 * 44100 * 2)..<(7 * 44100 * 2)]))
     }
 }

@@ -16,7 +16,7 @@ struct HLSFormatTests {
     ])
     func continuous(playlist: String, reference name: String) async throws {
         let reference = try ReferenceAudio(name)
-        let result = try await HLSTests.playToWAV(try HLSTests.http(playlist))
+        let result = try await playToWAV(try HLSTests.http(playlist))
         #expect(result.state == .ended)
         #expect(result.samples.count == reference.samples.count, "\(playlist): \(result.samples.count) samples, the reference \(reference.samples.count)")
         #expect(result.samples == reference.samples, "\(playlist): the audio differs from the joined segments' decode")
@@ -26,11 +26,11 @@ struct HLSFormatTests {
     func initSegmentOnce() async throws {
         let initRequests = { try accessLogEntries(for: "/hls/fmp4/init.mp4").count }
         let before = try initRequests()
-        let played = try await HLSTests.playToWAV(try HLSTests.http("hls/fmp4/index.m3u8"))
+        let played = try await playToWAV(try HLSTests.http("hls/fmp4/index.m3u8"))
         #expect(played.state == .ended)
         let afterPlay = try initRequests()
         #expect(afterPlay - before == 1, "a play reads the init segment once, read \(afterPlay - before)")
-        let seeked = try await HLSTests.playToWAV(try HLSTests.http("hls/fmp4/index.m3u8"), startingAt: 9.5)
+        let seeked = try await playToWAV(try HLSTests.http("hls/fmp4/index.m3u8"), startingAt: 9.5)
         #expect(seeked.state == .ended)
         // A start offset is a seek once the format is known: the first segment's init, then the
         // target segment's.
@@ -43,7 +43,7 @@ struct HLSFormatTests {
     ])
     func seek(playlist: String, reference name: String) async throws {
         let reference = try ReferenceAudio(name)
-        let result = try await HLSTests.playToWAV(try HLSTests.http(playlist), startingAt: 9.5)
+        let result = try await playToWAV(try HLSTests.http(playlist), startingAt: 9.5)
         #expect(result.state == .ended)
         let target = Int(9.5 * 44100) * 2
         #expect(result.samples.count == reference.samples.count - target, "\(playlist): \(result.samples.count) samples after the seek")
@@ -59,7 +59,7 @@ struct HLSFormatTests {
 
     @Test("SAMPLE-AES with a FairPlay key is refused as DRM, naming the scheme, before any audio")
     func sampleAES() async throws {
-        let result = try await HLSTests.playToWAV(try HLSTests.http("hls/sample-aes/index.m3u8"))
+        let result = try await playToWAV(try HLSTests.http("hls/sample-aes/index.m3u8"))
         guard case .failed(let error) = result.state else {
             Issue.record("expected a DRM failure, got \(result.state)")
             return

@@ -8,22 +8,6 @@ import StreamPlayTesting
 /// of the unsegmented file.
 @Suite("HLS streams", .serialized, .needsTestServers)
 struct HLSTests {
-    /// Plays `url` into a WAV file; returns the final state, the samples and the events.
-    static func playToWAV(_ url: String, startingAt start: Double = 0,
-                          configure: (inout PlayerConfiguration) -> Void = { _ in })
-        async throws -> (state: PlayerState, samples: [Int16], events: [PlayerEvent], player: Player) {
-        var (configuration, path) = wavConfiguration()
-        configure(&configuration)
-        defer { try? FileManager.default.removeItem(atPath: path) }
-        let player = Player(configuration: configuration)
-        let log = EventLog(player)
-        player.play(url, startingAt: start)
-        let state = try await player.finish(within: 90)
-        let samples = FileManager.default.fileExists(atPath: path) ? try PCM.wavSamples(path: path).samples : []
-        try await Task.sleep(for: .milliseconds(20))
-        return (state, samples, log.all, player)
-    }
-
     static func http(_ path: String) throws -> String { "\(try TestEnvironment.http())/\(path)" }
 
     /// The paths of every request in the fault server's log, in order.
@@ -39,7 +23,7 @@ struct HLSTests {
     ])
     func vod(playlist: String) async throws {
         let reference = try ReferenceAudio("hls/source.mp3")
-        let result = try await Self.playToWAV(try Self.http(playlist))
+        let result = try await playToWAV(try Self.http(playlist))
         #expect(result.state == .ended)
         #expect(result.samples.count == reference.samples.count, "\(playlist)")
         #expect(result.samples == reference.samples, "\(playlist): PCM differs from the reference decode")
@@ -50,7 +34,7 @@ struct HLSTests {
 
     @Test("byte ranges are fetched as Range requests of one file")
     func byteRangeRequests() async throws {
-        _ = try await Self.playToWAV(try Self.http("hls/byterange/index.m3u8"))
+        _ = try await playToWAV(try Self.http("hls/byterange/index.m3u8"))
         let requests = try accessLogEntries(for: "/hls/byterange/all.mp3")
         #expect(requests.count >= 2)
         #expect(requests.allSatisfy { $0.status == 206 && $0.range.hasPrefix("bytes=") }, "\(requests)")
@@ -66,7 +50,7 @@ struct HLSTests {
         }
         let boundary = playlist.startTime(ofSegment: 2)
         for start in [9.5, boundary] {
-            let result = try await Self.playToWAV(try Self.http("hls/vod/index.m3u8"), startingAt: start)
+            let result = try await playToWAV(try Self.http("hls/vod/index.m3u8"), startingAt: start)
             #expect(result.state == .ended)
             // Segment starts are whole MPEG frames: snap like the engine (1152 samples a frame).
             let frame = start == boundary
@@ -81,7 +65,7 @@ struct HLSTests {
 
     @Test("AES-128: a key that cannot be fetched fails the play with the HTTP status")
     func missingKey() async throws {
-        let result = try await Self.playToWAV(try Self.http("hls/aes-badkey/index.m3u8"))
+        let result = try await playToWAV(try Self.http("hls/aes-badkey/index.m3u8"))
         guard case .failed(let error) = result.state, error.status == 404, let url = error.url else {
             Issue.record("expected HTTP 404 for the key, got \(result.state)")
             return
@@ -91,14 +75,14 @@ struct HLSTests {
 
     @Test("a master playlist plays the variant the bandwidth allows")
     func master() async throws {
-        let high = try await Self.playToWAV(try Self.http("hls/master.m3u8"))
+        let high = try await playToWAV(try Self.http("hls/master.m3u8"))
         #expect(high.samples == (try ReferenceAudio("hls/aac/stream")).samples, "the default is the highest variant, AAC")
-        let middle = try await Self.playToWAV(try Self.http("hls/master.m3u8")) { $0.hlsMaximumBandwidth = 200_000 }
+        let middle = try await playToWAV(try Self.http("hls/master.m3u8")) { $0.hlsMaximumBandwidth = 200_000 }
         #expect(middle.samples == (try ReferenceAudio("hls/source.mp3")).samples, "a cap of 200 kbit/s picks the 140 kbit/s MP3 variant")
-        let low = try await Self.playToWAV(try Self.http("hls/master.m3u8")) { $0.hlsMaximumBandwidth = 100_000 }
+        let low = try await playToWAV(try Self.http("hls/master.m3u8")) { $0.hlsMaximumBandwidth = 100_000 }
         #expect(low.state == .ended)
         #expect(low.samples == (try ReferenceAudio("hls/low/source.mp3")).samples, "a cap of 100 kbit/s picks the 64 kbit/s variant")
-        let aacOnly = try await Self.playToWAV(try Self.http("hls/master-aac-only.m3u8"))
+        let aacOnly = try await playToWAV(try Self.http("hls/master-aac-only.m3u8"))
         #expect(aacOnly.state == .ended)
         #expect(aacOnly.samples == (try ReferenceAudio("hls/aac/stream")).samples, "the AAC-only master plays its AAC variant")
     }
@@ -176,10 +160,10 @@ struct HLSTests {
         let reference = try ReferenceAudio("hls/source.mp3")
         let playlist = try Self.faultPlaylist { $0 == 1 ? "drop-after/20000" : "plain" }
         defer { playlist.remove() }
-        let result = try await Self.playToWAV(playlist.url)
+        let result = try await playToWAV(playlist.url)
         #expect(result.state == .ended)
         #expect(result.samples == reference.samples)
-        #expect(result.player.statistics.reconnectCount >= 1)
+        #expect(result.statistics.reconnectCount >= 1)
         let second = try Self.faultEntries(token: playlist.token).filter { ($0["path"] as? String)?.hasSuffix("seg001.mp3") == true }
         #expect(second.count == 2, "\(second)")
         #expect(second.last?["range"] as? String == "bytes=20000-", "the resume asks for the rest: \(second)")
@@ -190,7 +174,7 @@ struct HLSTests {
         let reference = try ReferenceAudio("hls/source.mp3")
         let playlist = try Self.faultPlaylist { $0 == 2 ? "plain/missing" : "plain" }  // no such file: 404
         defer { playlist.remove() }
-        let result = try await Self.playToWAV(playlist.url)
+        let result = try await playToWAV(playlist.url)
         guard case .failed(let error) = result.state, error.status == 404, let url = error.url else {
             Issue.record("expected HTTP 404 for the third segment, got \(result.state)")
             return
@@ -206,12 +190,12 @@ struct HLSTests {
     func segmentDropWithoutReconnect() async throws {
         let playlist = try Self.faultPlaylist { $0 == 1 ? "drop-after/20000" : "plain" }
         defer { playlist.remove() }
-        let result = try await Self.playToWAV(playlist.url) { $0.reconnect.maximumRetries = 0 }
+        let result = try await playToWAV(playlist.url) { $0.reconnect.maximumRetries = 0 }
         guard case .failed(let error) = result.state, error.code == .connectionLost, let url = error.url else {
             Issue.record("expected connectionLost, got \(result.state)")
             return
         }
         #expect(url.contains("seg001.mp3"))
-        #expect(result.player.statistics.reconnectCount == 0)
+        #expect(result.statistics.reconnectCount == 0)
     }
 }

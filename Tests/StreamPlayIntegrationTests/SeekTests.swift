@@ -44,18 +44,12 @@ struct SeekTests {
           arguments: ["cbr-44k-stereo.mp3", "vbr-44k-stereo.mp3"])
     func startOffset(file: String) async throws {
         let reference = try ReferenceAudio(file)
-        var (configuration, path) = wavConfiguration()
-        defer { try? FileManager.default.removeItem(atPath: path) }
+        let uri = "/\(file)?start-\(UUID().uuidString.prefix(8))"
         // A ring smaller than the way to the target: the seek needs a Range request, it cannot
         // skip through bytes already buffered.
-        configuration.inputBufferCapacity = 64 * 1024
-        let player = Player(configuration: configuration)
-        let events = EventLog(player)
-        let uri = "/\(file)?start-\(UUID().uuidString.prefix(8))"
-        player.play("\(try TestEnvironment.http())\(uri)", startingAt: 17.5)
-        #expect(try await player.finish(within: 30) == .ended)
-        player.stop()
-        let output = try PCM.wavSamples(path: path).samples
+        let played = try await playToWAV("\(try TestEnvironment.http())\(uri)", startingAt: 17.5) { $0.inputBufferCapacity = 64 * 1024 }
+        #expect(played.state == .ended)
+        let output = played.samples
         let target = 17 * 44100 + 22050
         let segments = Self.segments(of: output, in: reference)
         try #require(segments.count == 1, "expected one stretch of audio, found \(segments.map { ($0.output, $0.track) })")
@@ -69,7 +63,7 @@ struct SeekTests {
             #expect(output.count == (reference.frameCount - landed) * 2, "the rest of the track, to the end")
             #expect(output == Array(reference.samples[(landed * 2)...]), "audio after the seek equals the reference")
         }
-        let seeked = events.all.compactMap { if case .seeked(let to) = $0 { to } else { nil } }
+        let seeked = played.events.compactMap { if case .seeked(let to) = $0 { to } else { nil } }
         let reported = try #require(seeked.first)
         #expect(abs(Int((reported * 44100).rounded()) - landed) <= tolerance, "reported \(reported) s, landed at \(Double(landed) / 44100) s")
         let requests = try accessLogEntries(for: uri)
@@ -80,13 +74,9 @@ struct SeekTests {
     @Test("a file with a big ID3v2 tag seeks to the sample too")
     func taggedFile() async throws {
         let reference = try ReferenceAudio("id3-big.mp3")
-        let (configuration, path) = wavConfiguration()
-        defer { try? FileManager.default.removeItem(atPath: path) }
-        let player = Player(configuration: configuration)
-        player.play("\(try TestEnvironment.http())/id3-big.mp3", startingAt: 3.25)
-        #expect(try await player.finish(within: 30) == .ended)
-        player.stop()
-        let output = try PCM.wavSamples(path: path).samples
+        let played = try await playToWAV("\(try TestEnvironment.http())/id3-big.mp3", startingAt: 3.25)
+        #expect(played.state == .ended)
+        let output = played.samples
         #expect(output == Array(reference.samples[(Int(3.25 * 44100) * 2)...]))
     }
 

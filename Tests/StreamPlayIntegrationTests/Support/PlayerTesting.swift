@@ -96,3 +96,46 @@ func wavConfiguration() -> (PlayerConfiguration, String) {
     let path = TestEnvironment.temporaryPath("out.wav")
     return (PlayerConfiguration(output: .wavFile(path: path)), path)
 }
+
+/// What a play into a WAV file left behind: the final state, the audio written, every event, the
+/// statistics at the end, and the player (stopped, so that its threads are gone).
+struct WAVPlay {
+    let state: PlayerState
+    /// Read before the player was stopped (a stop starts them afresh).
+    let statistics: PlaybackStatistics
+    /// The WAV file's format and samples; empty when no file was written.
+    let wav: (sampleRate: Int, channels: Int, samples: [Int16])
+    let events: [PlayerEvent]
+    let player: Player
+
+    var samples: [Int16] { wav.samples }
+}
+
+/// Plays into a fresh WAV file until a final state, and reads what was written.
+///
+/// `configure` adjusts the configuration (a smaller ring, reconnect settings) and `start`
+/// begins the play; the file is removed afterwards.
+func playToWAV(within seconds: Double = 90,
+               configure: (inout PlayerConfiguration) -> Void = { _ in },
+               start: (Player) throws -> Void) async throws -> WAVPlay {
+    var (configuration, path) = wavConfiguration()
+    configure(&configuration)
+    defer { try? FileManager.default.removeItem(atPath: path) }
+    let player = Player(configuration: configuration)
+    let log = EventLog(player)
+    try start(player)
+    let state = try await player.finish(within: seconds)
+    let statistics = player.statistics
+    player.stop()
+    // No file, or a file without a complete header: nothing was played.
+    let wav = (try? PCM.wavSamples(path: path)) ?? (sampleRate: 0, channels: 0, samples: [])
+    // The event stream delivers asynchronously: let the last events arrive.
+    try await Task.sleep(for: .milliseconds(20))
+    return WAVPlay(state: state, statistics: statistics, wav: wav, events: log.all, player: player)
+}
+
+/// Plays `url` into a fresh WAV file from `start` seconds, for at most `length` seconds.
+func playToWAV(_ url: String, startingAt start: Double = 0, length: Double? = nil, within seconds: Double = 90,
+               configure: (inout PlayerConfiguration) -> Void = { _ in }) async throws -> WAVPlay {
+    try await playToWAV(within: seconds, configure: configure) { $0.play(url, startingAt: start, length: length) }
+}

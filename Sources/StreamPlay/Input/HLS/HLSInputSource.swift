@@ -257,7 +257,7 @@ final class HLSInputSource: InputSource, @unchecked Sendable {
             guard initialization.withUnsafeBytes({ write($0) }) else { return .interrupted }
             self.job?.writtenMap = map
         }
-        var filter = SegmentHeaderFilter(url: redacted)
+        var filter = SegmentHeaderFilter()
         var plaintext: [UInt8] = []
         plaintext.reserveCapacity(Self.writeSize + 32)
         var failure: PlayerError?
@@ -271,13 +271,11 @@ final class HLSInputSource: InputSource, @unchecked Sendable {
         func take(_ bytes: UnsafeRawBufferPointer) -> Bool {
             do throws(PlayerError) {
                 guard let decryptor else {
-                    return try filter.process(bytes) { write($0) }
+                    return filter.process(bytes) { write($0) }
                 }
                 plaintext.removeAll(keepingCapacity: true)
                 try decryptor.update(bytes, into: &plaintext)
-                return try plaintext.withPlayerBytes { clear throws(PlayerError) in
-                    try filter.process(clear) { write($0) }
-                }
+                return plaintext.withUnsafeBytes { clear in filter.process(clear) { write($0) } }
             } catch {
                 failure = error
                 return false
@@ -293,12 +291,10 @@ final class HLSInputSource: InputSource, @unchecked Sendable {
                 if let decryptor {
                     plaintext.removeAll(keepingCapacity: true)
                     try decryptor.finish(into: &plaintext)
-                    let written = try plaintext.withPlayerBytes { clear throws(PlayerError) in
-                        try filter.process(clear) { write($0) }
-                    }
+                    let written = plaintext.withUnsafeBytes { clear in filter.process(clear) { write($0) } }
                     if !written { return .interrupted }
                 }
-                if try !filter.finish(emit: { write($0) }) { return .interrupted }
+                if !filter.finish(emit: { write($0) }) { return .interrupted }
             } catch {
                 return .failed(error)
             }

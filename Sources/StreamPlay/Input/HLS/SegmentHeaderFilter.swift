@@ -19,21 +19,18 @@ struct SegmentHeaderFilter {
 
     private var phase = Phase.head
     private var head: [UInt8] = []
-    private let url: String
 
     /// Bytes looked at before deciding: an MPEG-TS packet and the next sync byte.
     private static let headLength = 189
 
-    /// - Parameter url: the segment's URL, redacted, for errors.
-    init(url: String) {
-        self.url = url
+    init() {
         head.reserveCapacity(Self.headLength)
     }
 
     /// Passes the frames in `bytes` to `emit`, dropping tags and header frames.
     /// - Returns: `false` when `emit` did (the transfer is to stop).
     mutating func process(_ bytes: UnsafeRawBufferPointer,
-                          emit: (UnsafeRawBufferPointer) -> Bool) throws(PlayerError) -> Bool {
+                          emit: (UnsafeRawBufferPointer) -> Bool) -> Bool {
         var rest = bytes
         while !rest.isEmpty {
             switch phase {
@@ -48,7 +45,7 @@ struct SegmentHeaderFilter {
                 head.append(contentsOf: rest[..<taken])
                 rest = UnsafeRawBufferPointer(rebasing: rest[taken...])
                 if head.count >= Self.headLength {
-                    guard try decide(final: false, emit: emit) else { return false }
+                    guard decide(final: false, emit: emit) else { return false }
                 }
             }
         }
@@ -56,18 +53,18 @@ struct SegmentHeaderFilter {
     }
 
     /// The segment ended: decides on what is still held (a segment shorter than the look-ahead).
-    mutating func finish(emit: (UnsafeRawBufferPointer) -> Bool) throws(PlayerError) -> Bool {
+    mutating func finish(emit: (UnsafeRawBufferPointer) -> Bool) -> Bool {
         guard case .head = phase, !head.isEmpty else { return true }
-        return try decide(final: true, emit: emit)
+        return decide(final: true, emit: emit)
     }
 
     /// Judges the held bytes: a tag or header frame to skip, or frames (or a container) to pass.
-    private mutating func decide(final: Bool, emit: (UnsafeRawBufferPointer) -> Bool) throws(PlayerError) -> Bool {
+    private mutating func decide(final: Bool, emit: (UnsafeRawBufferPointer) -> Bool) -> Bool {
         if let tagSize = head.withUnsafeBytes({ ContentSniffer.id3v2TagSize($0) }) {
-            return try skip(tagSize, emit: emit, final: final)
+            return skip(tagSize, emit: emit, final: final)
         }
         if !Self.isContainerOrADTS(head), let frameSize = Self.headerFrameSize(head) {
-            return try skip(frameSize, emit: emit, final: final)
+            return skip(frameSize, emit: emit, final: final)
         }
         phase = .passing
         let held = head
@@ -76,7 +73,7 @@ struct SegmentHeaderFilter {
     }
 
     /// Drops `count` bytes from the front, then goes on deciding with what follows.
-    private mutating func skip(_ count: Int, emit: (UnsafeRawBufferPointer) -> Bool, final: Bool) throws(PlayerError) -> Bool {
+    private mutating func skip(_ count: Int, emit: (UnsafeRawBufferPointer) -> Bool, final: Bool) -> Bool {
         let held = head
         head.removeAll(keepingCapacity: true)
         phase = count > held.count ? .skipping(count - held.count) : .head
@@ -84,9 +81,9 @@ struct SegmentHeaderFilter {
         let remainder = Array(held[count...])
         if final {
             head = remainder
-            return try finish(emit: emit)
+            return finish(emit: emit)
         }
-        return try remainder.withPlayerBytes { bytes throws(PlayerError) in try process(bytes, emit: emit) }
+        return remainder.withUnsafeBytes { process($0, emit: emit) }
     }
 
     /// Whether the segment is a container or ADTS AAC, recognised by its first bytes (a segment
