@@ -35,6 +35,7 @@ PACKAGES=(
   pkg-config ca-certificates
   libsystemd-dev                  # sd-bus: MPRIS on the D-Bus session bus
   dbus-daemon dbus-bin playerctl  # the tests' private session bus, and a real MPRIS client
+  pipewire pipewire-pulse wireplumber  # the PulseAudio output tests again on PipeWire
 )
 
 # Without recommends these are enough: mpv plays through its pulse output, and

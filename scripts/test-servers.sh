@@ -44,6 +44,14 @@
 #                               ~/.config/pulse/cookie (the daemon needs no cookie)
 #   DBUS_SESSION_BUS_ADDRESS    unix:path=DIR/dbus/bus  private D-Bus session bus
 #                               (dbus-daemon --session), for the MPRIS tests with playerctl
+#   STREAMPLAY_TEST_PIPEWIRE_SERVER  unix:DIR/pipewire/run/pulse/native  PipeWire 0.3 with
+#                               WirePlumber and pipewire-pulse, headless (its own
+#                               XDG_RUNTIME_DIR and XDG_CONFIG_HOME in DIR/pipewire, the
+#                               session bus above); its graph runs at 44100 Hz only, so 44.1 kHz
+#                               audio passes unchanged (s16 to float and back is exact) and a
+#                               48 kHz stream is resampled, as on the PulseAudio daemon
+#   STREAMPLAY_TEST_PIPEWIRE_SINK  streamplay_test      its null sink (44100 Hz, 2 ch, s16le,
+#                               the default sink); record it from streamplay_test.monitor
 #   STREAMPLAY_TEST_ICECAST     http://127.0.0.1:PORT   Icecast 2.4 internet-radio server
 #                               (Debian's icecast2, its own config in DIR/icecast; its error
 #                               and access log together in DIR/icecast/log/icecast.log)
@@ -193,14 +201,16 @@ alive() { # PID
   [[ -n $state && $state != Z ]]
 }
 
-# True when PID runs and its command line mentions DIR: a pid file left from an earlier run
-# must never make us signal an unrelated process that got the same pid.
+# True when PID runs and its command line (or, for PipeWire's programs, which take no
+# arguments, its environment) mentions DIR: a pid file left from an earlier run must never make
+# us signal an unrelated process that got the same pid.
 is_ours() { # PID DIR
   local pid=$1 dir=$2 cmdline
   [[ $pid =~ ^[0-9]+$ ]] || return 1
   alive "$pid" || return 1
   cmdline=$(tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null) || return 1
-  [[ $cmdline == *"$dir"* ]]
+  [[ $cmdline == *"$dir"* ]] && return 0
+  tr '\0' '\n' <"/proc/$pid/environ" 2>/dev/null | grep -qxF "XDG_RUNTIME_DIR=$dir/pipewire/run"
 }
 
 show_log() { # FILE
@@ -247,7 +257,8 @@ do_stop() { # DIR
     stop_pidfile "$dir" watchdog
   fi
   # The Icecast source before Icecast, so that it does not reconnect in between.
-  for name in nginx pulse blackhole faults oauth stubs icecast-source icecast dbus; do
+  for name in nginx pulse blackhole faults oauth stubs icecast-source icecast \
+    pipewire-pulse wireplumber pipewire dbus; do
     stop_pidfile "$dir" "$name"
   done
   rm -f "$dir/watchdog.pid" "$dir/env.sh"
@@ -311,6 +322,55 @@ EOF
   done
   log "PulseAudio did not answer 'pactl info' within ${START_TIMEOUT}s"
   show_log "$dir/pulse.log"
+  return 1
+}
+
+start_pipewire() { # DIR: PipeWire, WirePlumber and pipewire-pulse on the session bus of start_dbus
+  local dir=$1 pw="$1/pipewire" name i server
+  server="unix:$pw/run/pulse/native"
+  if [[ ${#pw} -gt 90 ]]; then
+    log "DIR is too long for a unix socket path: $pw/run/pulse/native"
+    return 1
+  fi
+  mkdir -p "$pw/config/pipewire/pipewire.conf.d" "$pw/state"
+  mkdir -p -m 700 "$pw/run"
+  # The graph runs at 44100 Hz only, like the PulseAudio daemon's null sink.
+  printf '%s\n' 'context.properties = {' '    default.clock.rate = 44100' \
+    '    default.clock.allowed-rates = [ 44100 ]' '}' \
+    >"$pw/config/pipewire/pipewire.conf.d/streamplay-test.conf"
+  # WirePlumber links streams to sinks and needs the session bus; pipewire-pulse is the
+  # PulseAudio protocol server the engine talks to.
+  for name in pipewire wireplumber pipewire-pulse; do
+    env -u PULSE_SERVER -u PULSE_SINK -u DISPLAY -u WAYLAND_DISPLAY \
+      XDG_RUNTIME_DIR="$pw/run" XDG_CONFIG_HOME="$pw/config" XDG_STATE_HOME="$pw/state" \
+      DBUS_SESSION_BUS_ADDRESS="unix:path=$dir/dbus/bus" \
+      setsid "$name" </dev/null >"$dir/$name.log" 2>&1 &
+    echo "$!" >"$dir/$name.pid"
+    if [[ $name == pipewire ]]; then
+      for ((i = 0; i < START_TIMEOUT * 10; i++)); do
+        [[ -S $pw/run/pipewire-0 ]] && break
+        sleep 0.1
+      done
+    fi
+  done
+  for ((i = 0; i < START_TIMEOUT * 10; i++)); do
+    for name in pipewire wireplumber pipewire-pulse; do
+      if ! alive "$(<"$dir/$name.pid")"; then
+        log "$name exited during start"
+        show_log "$dir/$name.log"
+        return 1
+      fi
+    done
+    if timeout 5 pactl -s "$server" info >/dev/null 2>&1; then
+      timeout 5 pactl -s "$server" load-module module-null-sink sink_name="$SINK" format=s16le rate=44100 \
+        channels=2 channel_map=front-left,front-right >/dev/null
+      timeout 5 pactl -s "$server" set-default-sink "$SINK"
+      return 0
+    fi
+    sleep 0.1
+  done
+  log "pipewire-pulse did not answer 'pactl info' within ${START_TIMEOUT}s"
+  show_log "$dir/pipewire-pulse.log"
   return 1
 }
 
@@ -843,7 +903,7 @@ do_start() { # DIR [--http-only | --bench] [--owner-pid PID]
   done
   [[ -f $FAULT_SERVER ]] || { log "$FAULT_SERVER is missing"; exit 1; }
   if [[ $mode == full ]]; then
-    for tool in pulseaudio pactl openssl icecast2 ffmpeg dbus-daemon dbus-send; do
+    for tool in pulseaudio pactl openssl icecast2 ffmpeg dbus-daemon dbus-send pipewire wireplumber pipewire-pulse; do
       command -v "$tool" >/dev/null || { log "$tool not found (run scripts/install-deps.sh)"; exit 1; }
     done
   elif [[ $mode == bench ]]; then
@@ -902,6 +962,7 @@ do_start() { # DIR [--http-only | --bench] [--owner-pid PID]
     oauth_port=$(start_oauth "$dir" "$oauth_secret" "$oauth_password")
     start_stubs "$dir" "$media"
     start_dbus "$dir"
+    start_pipewire "$dir"
   fi
   if [[ $mode == bench ]]; then
     faults_port=$(start_faults "$dir" "$media" "$BENCH_FAULTS_LIFETIME")
@@ -942,6 +1003,8 @@ do_start() { # DIR [--http-only | --bench] [--owner-pid PID]
       cat "$dir/stubs.env"
       printf 'export STREAMPLAY_STUB_LOG=%q\n' "$dir/stubs.log"
       printf 'export DBUS_SESSION_BUS_ADDRESS=%q\n' "unix:path=$dir/dbus/bus"
+      printf 'export STREAMPLAY_TEST_PIPEWIRE_SERVER=%q\n' "unix:$dir/pipewire/run/pulse/native"
+      printf 'export STREAMPLAY_TEST_PIPEWIRE_SINK=%q\n' "$SINK"
     fi
   } >"$dir/env.sh.tmp"
   mv -f "$dir/env.sh.tmp" "$dir/env.sh"

@@ -63,6 +63,15 @@ if [[ $status -eq 0 && ${STREAMPLAY_DOCS:-1} == 1 && $# -eq 0 ]]; then
   fi
 fi
 
+# The example player (Examples/QueuePlayer) builds against the library and plays a queue.
+if [[ $status -eq 0 && $# -eq 0 ]]; then
+  echo "test.sh: the example player"
+  set +e
+  bash scripts/check-example.sh "$root/.build-media"
+  status=$?
+  set -e
+fi
+
 # The engine's tests again under Thread Sanitizer and Address Sanitizer (with LeakSanitizer),
 # each in a build folder of its own. Not the command-line tests (they run the executable, which
 # is not what is being checked here) nor the memory test (sanitizers hold freed memory back). STREAMPLAY_SANITIZERS=0 skips them (a quick local run);

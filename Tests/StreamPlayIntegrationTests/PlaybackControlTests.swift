@@ -16,13 +16,14 @@ struct PlaybackControlTests {
         return length
     }
 
-    @Test("pause holds the position and the sound; resume goes on with no sample lost or repeated")
-    func pauseAndResume() async throws {
+    @Test("pause holds the position and the sound; resume goes on with no sample lost or repeated",
+          arguments: SoundServer.all)
+    func pauseAndResume(server: SoundServer) async throws {
         let file = "cbr-44k-stereo.mp3"
         let reference = try ReferenceAudio(file)
-        let recorder = MonitorRecorder(sink: try TestEnvironment.pulseSink())
+        let recorder = MonitorRecorder(sink: try server.sink(), server: try server.address())
         try await recorder.start()
-        let player = Player(configuration: PlayerConfiguration(output: .pulseAudio(sink: try TestEnvironment.pulseSink())))
+        let player = Player(configuration: PlayerConfiguration(output: try server.output()))
         let events = EventLog(player)
         player.play("\(try TestEnvironment.http())/\(file)")
         try await player.wait(for: "1.5 s played", within: 10) { ($0.position ?? 0) >= 1.5 }

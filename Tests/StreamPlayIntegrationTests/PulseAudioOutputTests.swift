@@ -2,21 +2,26 @@ import Foundation
 import Testing
 @testable import StreamPlay
 
-/// What PulseAudio plays is what the file holds: recorded from a null sink's monitor, the audio
-/// equals the mpg123 reference sample for sample. Each format gets a null sink of its own rate
-/// and channel count, so the server passes samples through unchanged.
+/// What the sound server plays is what the file holds: recorded from a null sink's monitor, the
+/// audio equals the mpg123 reference sample for sample, on the PulseAudio daemon and on
+/// PipeWire's PulseAudio server. Each format gets a null sink of its own rate and channel count,
+/// so the server passes samples through unchanged. PipeWire's test graph runs at 44.1 kHz only
+/// (it would resample 48 kHz), so it plays the 44.1 kHz files.
 @Suite("PulseAudio output", .serialized, .needsTestServers)
 struct PulseAudioOutputTests {
     @Test("monitor recording equals the reference", arguments: [
-        "cbr-44k-stereo-short.mp3", "vbr-48k-mono.mp3", "cbr-48k-stereo.mp3", "cbr-44k-mono.mp3",
+        (SoundServer.pulseAudio, "cbr-44k-stereo-short.mp3"), (.pulseAudio, "vbr-48k-mono.mp3"),
+        (.pulseAudio, "cbr-48k-stereo.mp3"), (.pulseAudio, "cbr-44k-mono.mp3"),
+        (.pipeWire, "cbr-44k-stereo-short.mp3"), (.pipeWire, "cbr-44k-mono.mp3"),
     ])
-    func monitorEqualsReference(file: String) async throws {
-        _ = try TestEnvironment.pulseServer()
+    func monitorEqualsReference(server: SoundServer, file: String) async throws {
+        let address = try server.address()
         let reference = try ReferenceAudio(file)
-        let sink = try ExtraNullSink(sampleRate: reference.sampleRate, channels: reference.channels)
-        let recorder = MonitorRecorder(sink: sink.name, sampleRate: reference.sampleRate, channels: reference.channels)
+        let sink = try ExtraNullSink(sampleRate: reference.sampleRate, channels: reference.channels, server: address)
+        let recorder = MonitorRecorder(sink: sink.name, server: address, sampleRate: reference.sampleRate,
+                                       channels: reference.channels)
         try await recorder.start()
-        let player = Player(configuration: PlayerConfiguration(output: .pulseAudio(sink: sink.name)))
+        let player = Player(configuration: PlayerConfiguration(output: try server.output(sink: sink.name)))
         player.play("\(try TestEnvironment.http())/\(file)")
         #expect(try await player.finish(within: 30) == .ended)
         player.stop()
@@ -24,10 +29,10 @@ struct PulseAudioOutputTests {
         let recording = try await recorder.stop()
 
         let comparison = MonitorComparison(recording: recording, reference: reference)
-        #expect(comparison.aligned, "\(file): the reference was not found in the recording")
-        #expect(comparison.complete, "\(file): the recording ends before the track does")
-        #expect(comparison.mismatchedFrames == 0, "\(file): \(comparison.mismatchedFrames) frames differ from mpg123 -s")
-        #expect(comparison.silentLead <= 4410, "\(file): \(comparison.silentLead) frames lost at the start")
+        #expect(comparison.aligned, "\(server) \(file): the reference was not found in the recording")
+        #expect(comparison.complete, "\(server) \(file): the recording ends before the track does")
+        #expect(comparison.mismatchedFrames == 0, "\(server) \(file): \(comparison.mismatchedFrames) frames differ from mpg123 -s")
+        #expect(comparison.silentLead <= 4410, "\(server) \(file): \(comparison.silentLead) frames lost at the start")
     }
 
     @Test("an unreachable sound server is a typed error, quickly")
@@ -44,10 +49,9 @@ struct PulseAudioOutputTests {
         player.stop()
     }
 
-    @Test("an unknown sink name is a typed error")
-    func unknownSink() async throws {
-        _ = try TestEnvironment.pulseServer()
-        let player = Player(configuration: PlayerConfiguration(output: .pulseAudio(sink: "no_such_sink")))
+    @Test("an unknown sink name is a typed error", arguments: SoundServer.all)
+    func unknownSink(server: SoundServer) async throws {
+        let player = Player(configuration: PlayerConfiguration(output: try server.output(sink: "no_such_sink")))
         player.play("\(try TestEnvironment.http())/cbr-44k-stereo-short.mp3")
         let final = try await player.finish(within: 10)
         guard case .failed(let error) = final, error.code == .soundServerUnavailable else {

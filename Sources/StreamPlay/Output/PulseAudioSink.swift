@@ -256,10 +256,48 @@ public final class PulseAudioSink: AudioSink, @unchecked Sendable {
                 pa_threaded_mainloop_wait(mainloop)
             }
         }
+        // A sink asked for by name must exist. PulseAudio refuses a stream to a missing sink,
+        // but PipeWire's pulse server plays it on the default sink instead: the audio would be
+        // heard somewhere the caller did not ask for.
+        if failure == nil, let sinkName, !sinkExistsLocked(sinkName) {
+            failure = interrupted.load(ordering: .acquiring)
+                ? .soundServerUnavailable(reason: "\(serverDescription): connection interrupted")
+                : .soundServerUnavailable(reason: "\(serverDescription) has no sink named \(sinkName)")
+        }
         if let failure {
             disconnectContextLocked()
             throw failure
         }
+    }
+
+    /// What a sink lookup found; written on PulseAudio's thread, read under the mainloop lock.
+    private final class SinkLookup {
+        let found = Atomic<Bool>(false)
+        let mainloop: OpaquePointer
+        init(mainloop: OpaquePointer) { self.mainloop = mainloop }
+    }
+
+    /// Whether the server has a sink called `name`. Asks the server and waits for its answer
+    /// (an interrupt ends the wait, and the answer is then "no").
+    private func sinkExistsLocked(_ name: String) -> Bool {
+        guard let context else { return false }
+        let lookup = SinkLookup(mainloop: mainloop)
+        let retained = Unmanaged.passRetained(lookup)
+        defer { retained.release() }
+        guard let operation = pa_context_get_sink_info_by_name(context, name, { _, info, _, userdata in
+            let lookup = Unmanaged<SinkLookup>.fromOpaque(userdata!).takeUnretainedValue()
+            if info != nil { lookup.found.store(true, ordering: .releasing) }
+            pa_threaded_mainloop_signal(lookup.mainloop, 0)
+        }, retained.toOpaque()) else { return false }
+        defer { pa_operation_unref(operation) }
+        while pa_operation_get_state(operation) == PA_OPERATION_RUNNING {
+            if interrupted.load(ordering: .acquiring) || pa_context_get_state(context) != PA_CONTEXT_READY {
+                pa_operation_cancel(operation)
+                return false
+            }
+            pa_threaded_mainloop_wait(mainloop)
+        }
+        return lookup.found.load(ordering: .acquiring)
     }
 
     private var serverDescription: String {

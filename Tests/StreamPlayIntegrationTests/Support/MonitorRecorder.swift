@@ -7,14 +7,17 @@ import Foundation
 /// zeros changes no sample), and ``start()`` waits until the monitor delivers before returning.
 final class MonitorRecorder {
     let sink: String
+    /// The sound server's address; `nil` for the one `PULSE_SERVER` names.
+    let server: String?
     let sampleRate: Int
     let channels: Int
     let path = TestEnvironment.temporaryPath("monitor.raw")
     private let process = Process()
     private let silence = Process()
 
-    init(sink: String, sampleRate: Int = 44100, channels: Int = 2) {
+    init(sink: String, server: String? = nil, sampleRate: Int = 44100, channels: Int = 2) {
         self.sink = sink
+        self.server = server
         self.sampleRate = sampleRate
         self.channels = channels
     }
@@ -22,11 +25,12 @@ final class MonitorRecorder {
     func start() async throws {
         _ = FileManager.default.createFile(atPath: path, contents: nil)
         silence.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        silence.arguments = ["pacat", "--raw", "--format=s16le", "--rate=\(sampleRate)", "--channels=\(channels)",
+        let serverArguments = server.map { ["-s", $0] } ?? []
+        silence.arguments = ["pacat"] + serverArguments + ["--raw", "--format=s16le", "--rate=\(sampleRate)", "--channels=\(channels)",
                              "-d", sink, "/dev/zero"]
         try silence.run()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["parec", "-d", "\(sink).monitor", "--raw", "--format=s16le",
+        process.arguments = ["parec"] + serverArguments + ["-d", "\(sink).monitor", "--raw", "--format=s16le",
                              "--rate=\(sampleRate)", "--channels=\(channels)", "--latency-msec=20"]
         process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
         try process.run()
@@ -57,22 +61,25 @@ final class MonitorRecorder {
     }
 }
 
-/// A null sink of a given format loaded into the test PulseAudio daemon for one test, so
-/// that audio at that format passes the server unchanged.
+/// A null sink of a given format loaded into a test sound server for one test, so that audio
+/// at that format passes the server unchanged.
 final class ExtraNullSink {
     let name: String
     private let module: String
+    private let serverArguments: [String]
 
-    init(sampleRate: Int, channels: Int) throws {
+    /// - Parameter server: the sound server's address; `nil` for the one `PULSE_SERVER` names.
+    init(sampleRate: Int, channels: Int, server: String? = nil) throws {
         name = "sp_\(sampleRate)_\(channels)_\(UUID().uuidString.prefix(6))"
         let map = channels == 1 ? "mono" : "front-left,front-right"
-        module = try Shell.run("pactl", ["load-module", "module-null-sink", "sink_name=\(name)", "format=s16le",
+        serverArguments = server.map { ["-s", $0] } ?? []
+        module = try Shell.run("pactl", serverArguments + ["load-module", "module-null-sink", "sink_name=\(name)", "format=s16le",
                                          "rate=\(sampleRate)", "channels=\(channels)", "channel_map=\(map)"])
             .trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
     deinit {
-        _ = try? Shell.run("pactl", ["unload-module", module])
+        _ = try? Shell.run("pactl", serverArguments + ["unload-module", module])
     }
 }
 
