@@ -169,6 +169,17 @@ for ext in flac m4a ogg; do
   ffmpeg -nostdin -hide_banner -loglevel error -y -i "$wav/unique-44k-stereo-6s.wav" -t 1 \
     -metadata title="Tagged Title" -metadata artist="Tag Artist" -metadata album="Tag Album" "$out/formats/tagged.$ext"
 done
+# Cover art and a track number, in each container's own way: an ID3v2 APIC frame and TRCK
+# (MP3), an MP4 covr atom and trkn (M4A), a FLAC PICTURE block and a TRACKNUMBER comment.
+# cover.png is the picture every one of them holds, byte for byte.
+ffmpeg -nostdin -hide_banner -loglevel error -y -f lavfi -i color=c=0x336699:s=96x96 -frames:v 1 \
+  -c:v png "$out/formats/cover.png"
+for ext in mp3 m4a flac; do
+  ffmpeg -nostdin -hide_banner -loglevel error -y -i "$wav/unique-44k-stereo-6s.wav" \
+    -i "$out/formats/cover.png" -map 0:a -map 1:v -t 1 -c:v copy -disposition:v attached_pic \
+    -metadata title="Covered Title" -metadata artist="Tag Artist" -metadata album="Tag Album" \
+    -metadata track=3/12 -metadata:s:v comment="Cover (front)" "$out/formats/tagged-cover.$ext"
+done
 # Longer tracks, for seeks that need a Range request (their media outgrow a small ring).
 ffmpeg -nostdin -hide_banner -loglevel error -y -i "$wav/marker-noise-44k-stereo-30s.wav" -c:a flac "$out/formats/long.flac"
 ffmpeg -nostdin -hide_banner -loglevel error -y -i "$wav/marker-noise-44k-stereo-30s.wav" -c:a aac -b:a 128k "$out/formats/long.m4a"
@@ -208,7 +219,7 @@ PY
 # Reference decodes by the ffmpeg program (s16, the stream's own rate and channels), beside each.
 for file in "$out"/formats/*; do
   case $file in *.raw | *.info) continue ;; esac
-  case $(basename "$file") in truncated* | no-moov.m4a | encrypted.m4a | garbage-middle.aac | unknown-codec.wav) continue ;; esac
+  case $(basename "$file") in truncated* | no-moov.m4a | encrypted.m4a | garbage-middle.aac | unknown-codec.wav | cover.png) continue ;; esac
   ffmpeg -nostdin -hide_banner -loglevel error -y -i "$file" -f s16le -c:a pcm_s16le "$file.raw"
   ffprobe -v error -select_streams a:0 -show_entries stream=sample_rate,channels -of default=noprint_wrappers=1 "$file" |
     sed -e 's/^sample_rate=/rate=/' >"$file.info"
@@ -218,12 +229,15 @@ done
 
 # tagged/song-{a,b,c}.mp3: the 30 s signal at 128 kbps CBR, each with an ID3v2 tag (lame
 # --id3v2-only) naming title "Song A" (B, C), artist "StreamPlay Testers" and album "Test
-# Album": tags for the MPRIS tests. In a folder of their own: no reference decodes.
+# Album", track numbers 1 to 3 of 3, and formats/cover.png as the front cover: tags for the
+# MPRIS tests. In a folder of their own: no reference decodes.
 mkdir -p "$out/tagged"
+number=0
 for letter in a b c; do
+  number=$((number + 1))
   lame --quiet --resample 44.1 --cbr -b 128 -m j --id3v2-only --tt "Song ${letter^^}" \
-    --ta "StreamPlay Testers" --tl "Test Album" "$wav/marker-noise-44k-stereo-30s.wav" \
-    "$out/tagged/song-$letter.mp3"
+    --ta "StreamPlay Testers" --tl "Test Album" --tn "$number/3" --ti "$out/formats/cover.png" \
+    "$wav/marker-noise-44k-stereo-30s.wav" "$out/tagged/song-$letter.mp3"
 done
 
 bash "$scripts/make-demo.sh" "$out/demo.mp3"

@@ -31,6 +31,7 @@ static void free_state(sp_mpris_state *state) {
     free((char *)state->artist);
     free((char *)state->album);
     free((char *)state->url);
+    free((char *)state->art_url);
 }
 
 // MARK: org.mpris.MediaPlayer2
@@ -110,6 +111,7 @@ static int append_entry(sd_bus_message *reply, const char *key, const char *type
     r = sd_bus_message_open_container(reply, 'v', type);
     if (r < 0) return r;
     if (strcmp(type, "x") == 0) r = sd_bus_message_append(reply, "x", *(const int64_t *)value);
+    else if (strcmp(type, "i") == 0) r = sd_bus_message_append(reply, "i", *(const int32_t *)value);
     else if (strcmp(type, "as") == 0) r = sd_bus_message_append(reply, "as", 1, (const char *)value);
     else r = sd_bus_message_append(reply, type, (const char *)value);
     if (r < 0) return r;
@@ -127,6 +129,9 @@ static int append_metadata(sd_bus_message *reply, const sp_mpris_state *state) {
     if (state->artist && (r = append_entry(reply, "xesam:artist", "as", state->artist)) < 0) return r;
     if (state->album && (r = append_entry(reply, "xesam:album", "s", state->album)) < 0) return r;
     if (state->url && (r = append_entry(reply, "xesam:url", "s", state->url)) < 0) return r;
+    if (state->art_url && (r = append_entry(reply, "mpris:artUrl", "s", state->art_url)) < 0) return r;
+    if (state->track_number > 0 && (r = append_entry(reply, "xesam:trackNumber", "i", &state->track_number)) < 0)
+        return r;
     return sd_bus_message_close_container(reply);
 }
 
@@ -229,6 +234,7 @@ void sp_mpris_set_state(sp_mpris *mpris, const sp_mpris_state *state) {
     mpris->state.artist = copy(state->artist);
     mpris->state.album = copy(state->album);
     mpris->state.url = copy(state->url);
+    mpris->state.art_url = copy(state->art_url);
 }
 
 int sp_mpris_emit_changed(sp_mpris *mpris, unsigned mask) {

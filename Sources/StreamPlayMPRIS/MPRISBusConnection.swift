@@ -22,12 +22,14 @@ final class MPRISBusConnection {
     private var bus: OpaquePointer?
     private var object: OpaquePointer?
     private var published: MPRISSnapshot?
+    private var artwork: MPRISArtworkCache
 
-    init(shared: MPRISSharedState, player: Player, name: String, identity: String) {
+    init(shared: MPRISSharedState, player: Player, name: String, identity: String, artworkDirectory: String?) {
         self.shared = shared
         self.player = player
         requestedName = name
         self.identity = identity
+        artwork = MPRISArtworkCache(directory: artworkDirectory)
     }
 
     /// Connects, publishes, tells `started` the outcome, then serves until the service stops.
@@ -104,15 +106,17 @@ final class MPRISBusConnection {
     /// Sets the properties from the player and signals those that changed.
     private func publish() {
         guard let object else { return }
-        let snapshot = MPRISSnapshot(MPRISPlayerView(player: player))
+        let view = MPRISPlayerView(player: player)
+        let snapshot = MPRISSnapshot(view, artURL: artwork.url(for: view.metadata?.artwork))
         let changes = snapshot.changes(since: published)
         guard !changes.isEmpty else { return }
         let strings = [snapshot.playbackStatus, snapshot.trackID, snapshot.title, snapshot.artist, snapshot.album,
-                       snapshot.url].map { $0.flatMap { strdup($0) } }
+                       snapshot.url, snapshot.artURL].map { $0.flatMap { strdup($0) } }
         defer { for string in strings { free(string) } }
         var state = sp_mpris_state(
             playback_status: strings[0], track_id: strings[1], length_us: snapshot.length ?? -1,
-            title: strings[2], artist: strings[3], album: strings[4], url: strings[5], volume: snapshot.volume,
+            title: strings[2], artist: strings[3], album: strings[4], url: strings[5], art_url: strings[6],
+            track_number: Int32(clamping: snapshot.trackNumber ?? 0), volume: snapshot.volume,
             can_go_next: snapshot.canGoNext ? 1 : 0, can_go_previous: snapshot.canGoPrevious ? 1 : 0,
             can_play: snapshot.canPlay ? 1 : 0, can_pause: snapshot.canPause ? 1 : 0, can_seek: snapshot.canSeek ? 1 : 0)
         sp_mpris_set_state(object, &state)

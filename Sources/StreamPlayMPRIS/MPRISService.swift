@@ -11,10 +11,10 @@ import Synchronization
 /// ```
 ///
 /// The service implements `org.mpris.MediaPlayer2` and `org.mpris.MediaPlayer2.Player`:
-/// playback status, metadata (track id, length, title, artist, album, URL), position, volume
+/// playback status, metadata (track id, length, title, artist, album, track number, URL, and the
+/// cover as `mpris:artUrl`, a file the service writes), position, volume
 /// (read and write), rate (1.0 only) and the `Can*` flags; Play, Pause, PlayPause, Stop, Next,
 /// Previous, Seek, SetPosition and OpenUri; the `Seeked` and `PropertiesChanged` signals.
-/// Cover art (`mpris:artUrl`) is not published: the library does not read it.
 ///
 /// The bus connection lives on a thread of its own (sd-bus, which is not thread-safe, is used
 /// on that thread only); commands from clients run there. ``MPRISService/stop()`` (or releasing the
@@ -35,15 +35,19 @@ public final class MPRISService: Sendable {
     ///   - name: the last element of the bus name: letters, digits, `_` and `-`, not starting
     ///     with a digit.
     ///   - identity: the name shown to the user (`Identity`).
+    ///   - artworkDirectory: where covers are written for `mpris:artUrl`; `nil` for
+    ///     `$XDG_CACHE_HOME/streamplay/artwork` (or `~/.cache/streamplay/artwork`).
     /// - Throws: ``MPRISError`` when there is no session bus, the name is taken (with its
     ///   instance suffix too), or `name` is not valid. Playback does not depend on it.
-    public init(player: Player, name: String = "streamplay", identity: String = "StreamPlay") throws(MPRISError) {
+    public init(player: Player, name: String = "streamplay", identity: String = "StreamPlay",
+                artworkDirectory: String? = nil) throws(MPRISError) {
         guard Self.isValidName(name) else { throw MPRISError(.invalidName, name) }
         let shared = try MPRISSharedState()
         let outcome = Mutex<Result<String, MPRISError>?>(nil)
         let started = ThreadSignal()
         let thread = EngineThread(name: "sp-mpris") {
-            let connection = MPRISBusConnection(shared: shared, player: player, name: name, identity: identity)
+            let connection = MPRISBusConnection(shared: shared, player: player, name: name, identity: identity,
+                                                artworkDirectory: artworkDirectory)
             connection.run { result in
                 outcome.withEngineLock { $0 = result }
                 started.signal()

@@ -21,6 +21,10 @@ struct MPRISSnapshot: Sendable, Equatable {
     var album: String?
     /// `xesam:url`: a file URL, or the stream URL without query or credentials.
     var url: String?
+    /// `mpris:artUrl`: the cover written to a file (see ``MPRISArtworkCache``).
+    var artURL: String?
+    /// `xesam:trackNumber`.
+    var trackNumber: Int?
     var volume: Double
     var canGoNext: Bool
     var canGoPrevious: Bool
@@ -28,7 +32,8 @@ struct MPRISSnapshot: Sendable, Equatable {
     var canPause: Bool
     var canSeek: Bool
 
-    init(_ view: MPRISPlayerView) {
+    /// - Parameter artURL: where the cover in `view`'s metadata was written, if it was.
+    init(_ view: MPRISPlayerView, artURL: String? = nil) {
         playbackStatus = Self.playbackStatus(view.state)
         let item = view.item
         trackID = item.map(Self.trackID) ?? Self.noTrack
@@ -36,6 +41,8 @@ struct MPRISSnapshot: Sendable, Equatable {
         title = view.metadata?.title ?? item.flatMap { Self.fileName(of: $0.location) }
         artist = view.metadata?.artist
         album = view.metadata?.album
+        trackNumber = view.metadata?.trackNumber
+        self.artURL = artURL
         url = item.map { Self.url(of: $0.location) }
         volume = view.volume
         let index = view.currentIndex
@@ -64,7 +71,9 @@ struct MPRISSnapshot: Sendable, Equatable {
         var changes: MPRISChanges = []
         if playbackStatus != old.playbackStatus { changes.insert(.playbackStatus) }
         if trackID != old.trackID || length != old.length || title != old.title || artist != old.artist
-            || album != old.album || url != old.url { changes.insert(.metadata) }
+            || album != old.album || url != old.url || artURL != old.artURL || trackNumber != old.trackNumber {
+            changes.insert(.metadata)
+        }
         if volume != old.volume { changes.insert(.volume) }
         if canGoNext != old.canGoNext { changes.insert(.canGoNext) }
         if canGoPrevious != old.canGoPrevious { changes.insert(.canGoPrevious) }

@@ -160,6 +160,31 @@ struct FormatTests {
         #expect(metadata == [StreamMetadata(title: "Tagged Title", artist: "Tag Artist", album: "Tag Album")], "\(file): \(metadata)")
     }
 
+    @Test("cover art and the track number: an ID3v2 APIC and TRCK, an MP4 covr and trkn, a FLAC PICTURE and TRACKNUMBER",
+          arguments: ["formats/tagged-cover.mp3", "formats/tagged-cover.m4a", "formats/tagged-cover.flac"])
+    func coverArt(file: String) async throws {
+        let cover = try [UInt8](Data(contentsOf: URL(fileURLWithPath: "\(try TestEnvironment.media())/formats/cover.png")))
+        let reference = try ReferenceAudio(file)
+        let played = try await playToWAV("\(try TestEnvironment.http())/\(file)")
+        #expect(played.state == .ended)
+        if file.hasSuffix(".mp3") {
+            // mpg123 decodes MP3, and the reference is ffmpeg's decoder, which rounds otherwise.
+            let count = min(played.samples.count, reference.samples.count)
+            #expect(abs(played.samples.count - reference.samples.count) <= 2 * 1152 * 2, "\(file): \(played.samples.count) samples")
+            #expect(PCM.signalToNoise(played.samples[..<count], reference.samples[..<count]) > 40, "\(file): the audio differs")
+        } else {
+            let exact = played.samples == reference.samples
+            #expect(exact, "\(file): the audio differs from ffmpeg's decode")
+        }
+        let metadata = played.events.compactMap { if case .metadata(let names) = $0 { names } else { nil } }
+        #expect(metadata.count == 1, "\(file): \(metadata.count) metadata events")
+        let names = try #require(metadata.first)
+        #expect(names.title == "Covered Title" && names.artist == "Tag Artist" && names.album == "Tag Album", "\(file)")
+        #expect(names.trackNumber == 3, "\(file): track \(String(describing: names.trackNumber))")
+        #expect(names.artwork?.mimeType == "image/png", "\(file): \(String(describing: names.artwork?.mimeType))")
+        #expect(names.artwork?.data == cover, "\(file): the picture is not cover.png")
+    }
+
     @Test("a dropped or reset connection resumes by Range under FFmpeg too, with no sample lost or repeated",
           arguments: ["/drop-after/100000/formats/long.flac", "/reset-after/100000/formats/long.m4a",
                       "/drop-every/65536/formats/tone.ogg"])

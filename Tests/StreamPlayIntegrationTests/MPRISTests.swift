@@ -27,10 +27,12 @@ struct MPRISTests {
         let base = try TestEnvironment.http()
         let player = Player(configuration: PlayerConfiguration(output: .pulseAudio(sink: try TestEnvironment.pulseSink())))
         let name = "streamplaytest\(getpid())"
-        let service = try MPRISService(player: player, name: name)
+        let artwork = TestEnvironment.temporaryPath("artwork")
+        let service = try MPRISService(player: player, name: name, artworkDirectory: artwork)
         defer {
             service.stop()
             player.stop()
+            try? FileManager.default.removeItem(atPath: artwork)
         }
         #expect(service.busName == "org.mpris.MediaPlayer2.\(name)")
         let seeked = try SignalMonitor(member: "Seeked")
@@ -48,6 +50,15 @@ struct MPRISTests {
         #expect(try Self.playerctl(name, "metadata", "xesam:url") == "\(base)/tagged/song-a.mp3")
         let length = try #require(Int64(try Self.playerctl(name, "metadata", "mpris:length")))
         #expect(abs(length - 30_000_000) < 100_000, "length \(length) µs")
+        #expect(try Self.playerctl(name, "metadata", "xesam:trackNumber") == "1")
+        // The cover (lame --ti) is written to a file of the user's only, named by mpris:artUrl.
+        let artURL = try Self.playerctl(name, "metadata", "mpris:artUrl")
+        #expect(artURL.hasPrefix("file://\(artwork)/") && artURL.hasSuffix(".png"), "artUrl \(artURL)")
+        let artPath = String(artURL.dropFirst("file://".count))
+        let cover = try Data(contentsOf: URL(fileURLWithPath: "\(try TestEnvironment.media())/formats/cover.png"))
+        #expect(FileManager.default.contents(atPath: artPath) == cover, "the file is not the tag's picture")
+        let mode = try #require(try FileManager.default.attributesOfItem(atPath: artPath)[.posixPermissions] as? Int)
+        #expect(mode & 0o077 == 0, "the cover file is readable by others: \(String(mode, radix: 8))")
 
         // Pause holds the position.
         try Self.playerctl(name, "pause")

@@ -85,5 +85,19 @@ import Testing
         next.currentIndex = 1
         next.item = try item(2, "/b.mp3")
         #expect(MPRISSnapshot(next).changes(since: before) == [.metadata, .canGoNext, .canGoPrevious])
+        var numbered = view
+        numbered.metadata = StreamMetadata(title: nil, trackNumber: 4)
+        #expect(MPRISSnapshot(numbered).trackNumber == 4)
+        #expect(MPRISSnapshot(numbered).changes(since: before) == .metadata)
+        #expect(MPRISSnapshot(view, artURL: "file:///cover.png").changes(since: before) == .metadata)
+    }
+
+    @Test func coverFilesAreNamedByContentAndType() throws {
+        let png = try #require(Artwork(data: [0x89, 0x50, 0x4E, 0x47, 1, 2], mimeType: "image/png"))
+        let other = try #require(Artwork(data: [0x89, 0x50, 0x4E, 0x47, 1, 3], mimeType: "image/png"))
+        let name = MPRISArtworkCache.name(of: png)
+        #expect(name == MPRISArtworkCache.name(of: png))
+        #expect(name != MPRISArtworkCache.name(of: other))
+        #expect(name.hasSuffix(".png") && name.count == 16 + 4)
     }
 }

@@ -50,6 +50,8 @@ typedef struct sp_mpris_state {
     const char *artist;
     const char *album;
     const char *url;
+    const char *art_url;   // a file:// URL of the cover
+    int32_t track_number;  // <= 0: unknown
     double volume;
     int can_go_next;
     int can_go_previous;

@@ -105,11 +105,14 @@ extension PlaybackSession {
         case .needMore where !ended:
             return true
         case .decided(.id3v2Tag(let size)):
+            // A tag no bigger than the largest picture kept is held whole before it is read:
+            // its cover and track number may come after the bytes at hand.
+            if size > held.count, size <= Artwork.maximumSize, !ended { return true }
             // The tag is skipped here, not fed: mpg123 would hold all of it in memory, and its
             // size (up to 256 MiB) comes from the network. What follows it is sniffed in turn.
             let tagEnd = heldStart + size
-            // The track's names come from the part of the tag at hand (text frames lead).
-            if let names = ID3TextFrames.read(held.prefix(size)) { report(.metadata(names)) }
+            // A bigger tag is read from the part at hand (text frames lead).
+            if let names = ID3TagReader.read(held.prefix(size)) { report(.metadata(names)) }
             try decoder.restart(atByte: tagEnd, frame: 0)
             if size <= held.count {
                 state.sniffed = Array(held[size...])

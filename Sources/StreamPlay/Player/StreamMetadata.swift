@@ -1,7 +1,7 @@
 import FoundationEssentials
 
 /// What a stream says about what it plays now: an internet radio station's ICY `StreamTitle`
-/// and `StreamUrl`, or the title, artist and album of a file's ID3v2 tag.
+/// and `StreamUrl`, or the title, artist, album, track number and cover of a file's tags.
 public struct StreamMetadata: Sendable, Equatable {
     /// The title. From a radio station usually "Artist - Title"; from a tag the title alone.
     public var title: String?
@@ -11,13 +11,32 @@ public struct StreamMetadata: Sendable, Equatable {
     public var artist: String?
     /// The album, as a tag names it (`TALB`); radio stations send none.
     public var album: String?
+    /// The track's number on its album (`TRCK`, `trkn`, `TRACKNUMBER`: the `3` of `3/12`).
+    public var trackNumber: Int?
+    /// The cover picture the tags carry, up to ``Artwork/maximumSize``.
+    public var artwork: Artwork?
 
     /// Creates metadata.
-    public init(title: String?, url: String? = nil, artist: String? = nil, album: String? = nil) {
+    public init(title: String?, url: String? = nil, artist: String? = nil, album: String? = nil,
+                trackNumber: Int? = nil, artwork: Artwork? = nil) {
         self.title = title
         self.url = url
         self.artist = artist
         self.album = album
+        self.trackNumber = trackNumber
+        self.artwork = artwork
+    }
+
+    /// Whether nothing is named: no title, link, artist, album, number or picture.
+    var isEmpty: Bool {
+        title == nil && url == nil && artist == nil && album == nil && trackNumber == nil && artwork == nil
+    }
+
+    /// The number in a track-number tag such as `3`, `03` or `3/12`; `nil` when it has none.
+    static func trackNumber(from text: some StringProtocol) -> Int? {
+        let digits = text.drop { $0 == " " }.prefix { $0.isASCII && $0.isNumber }
+        guard let number = Int(digits), number > 0 else { return nil }
+        return number
     }
 
     /// Parses a metadata block such as `StreamTitle='A - B';StreamUrl='http://…';` (NUL padded).

@@ -233,24 +233,8 @@ final class FFmpegDecoder: AudioDecoder {
         status = avcodec_open2(codecContext, codec, nil)
         guard status >= 0 else { throw failure("opening the \(String(cString: codec!.pointee.name)) decoder", status) }
         damagedPackets = 0
-        tags = Self.tags(container: context.pointee.metadata, stream: stream.pointee.metadata)
+        tags = FFmpegTagReader.read(context, audio: stream)
         return true
-    }
-
-    /// Title, artist and album from the container's tags, or the audio stream's (Ogg keeps its
-    /// Vorbis comments there). Keys are matched without case, as tag formats differ.
-    private static func tags(container: OpaquePointer?, stream: OpaquePointer?) -> StreamMetadata? {
-        func value(_ key: String) -> String? {
-            for dictionary in [container, stream] {
-                if let entry = av_dict_get(dictionary, key, nil, 0), let text = entry.pointee.value {
-                    let value = String(cString: text).trimmingWhitespace()
-                    if !value.isEmpty { return String(value) }
-                }
-            }
-            return nil
-        }
-        let names = StreamMetadata(title: value("title"), artist: value("artist"), album: value("album"))
-        return names.title == nil && names.artist == nil && names.album == nil ? nil : names
     }
 
     /// Names the audio a container holds that no decoder of this FFmpeg build takes: its codec,

@@ -1,11 +1,13 @@
-/// Reads the title, artist and album of an ID3v2 tag (versions 2.2, 2.3 and 2.4).
+/// Reads what an ID3v2 tag (versions 2.2, 2.3 and 2.4) says about the track: title, artist,
+/// album, track number and cover picture.
 ///
-/// Only the text frames that name the track are read (`TIT2`, `TPE1`, `TALB`, and `TT2`, `TP1`,
-/// `TAL` in 2.2); everything else is skipped. The bytes may be only the start of the tag (the
-/// tag itself is skipped, not held, and its size comes from the network): frames cut off at the
-/// end are ignored. Malformed input yields what could be read, never a crash.
-enum ID3TextFrames {
-    /// The track's names in the tag at the start of `bytes`, or `nil` when it names none.
+/// Only the frames that name the track are read (`TIT2`, `TPE1`, `TALB`, `TRCK` and `APIC`, and
+/// `TT2`, `TP1`, `TAL`, `TRK` and `PIC` in 2.2); everything else is skipped. The bytes may be
+/// only the start of the tag (a big tag is skipped, not held, and its size comes from the
+/// network): frames cut off at the end are ignored. Malformed input yields what could be read,
+/// never a crash.
+enum ID3TagReader {
+    /// What the tag at the start of `bytes` says, or `nil` when it names nothing.
     static func read(_ bytes: some Collection<UInt8>) -> StreamMetadata? {
         let tag = Array(bytes)
         guard tag.count >= 10, tag[0] == 0x49, tag[1] == 0x44, tag[2] == 0x33 else { return nil } // "ID3"
@@ -23,6 +25,7 @@ enum ID3TextFrames {
             offset = version == 4 ? syncsafe(body, at: 0) : 4 + bigEndian(body, at: 0)
         }
         var names = StreamMetadata(title: nil)
+        var frontCover = false
         let idLength = version == 2 ? 3 : 4
         let headerLength = version == 2 ? 6 : 10
         while offset + headerLength <= body.count {
@@ -35,21 +38,72 @@ enum ID3TextFrames {
             }
             let start = offset + headerLength
             guard size > 0, size <= body.count - start else { break }
-            let frameFlags = version == 2 ? 0 : Int(body[offset + 9])
-            // Compressed or encrypted frames (2.3: 0x80, 0x40; 2.4: 0x08, 0x04) are not read.
-            let unreadable = version == 3 ? frameFlags & 0xC0 != 0 : frameFlags & 0x0C != 0
-            if !unreadable {
-                let value = text(body[start..<start + size])
-                switch id {
-                case "TIT2", "TT2": names.title = value
-                case "TPE1", "TP1": names.artist = value
-                case "TALB", "TAL": names.album = value
-                default: break
-                }
-            }
             offset = start + size
+            guard let frame = frameBody(body[start..<start + size], version: version,
+                                        flags: version == 2 ? 0 : Int(body[start - 1])) else { continue }
+            switch id {
+            case "TIT2", "TT2": names.title = text(frame)
+            case "TPE1", "TP1": names.artist = text(frame)
+            case "TALB", "TAL": names.album = text(frame)
+            case "TRCK", "TRK": names.trackNumber = text(frame).flatMap { StreamMetadata.trackNumber(from: $0) }
+            case "APIC", "PIC":
+                // The front cover (type 3) wins; otherwise the first picture.
+                guard !frontCover, let (picture, type) = picture(frame, version: version) else { break }
+                if names.artwork == nil || type == 3 {
+                    names.artwork = picture
+                    frontCover = type == 3
+                }
+            default: break
+            }
         }
-        return names.title == nil && names.artist == nil && names.album == nil ? nil : names
+        return names.isEmpty ? nil : names
+    }
+
+    /// A frame's content, undone of 2.4's per-frame unsynchronisation and data length
+    /// indicator; `nil` for a compressed or encrypted frame (2.3: 0x80, 0x40; 2.4: 0x08, 0x04),
+    /// which is not read.
+    private static func frameBody(_ frame: ArraySlice<UInt8>, version: UInt8, flags: Int) -> ArraySlice<UInt8>? {
+        switch version {
+        case 3:
+            return flags & 0xC0 != 0 ? nil : frame
+        case 4:
+            if flags & 0x0C != 0 { return nil }
+            var content = frame
+            if flags & 0x01 != 0 { content = content.dropFirst(4) }
+            return flags & 0x02 != 0 ? removingUnsynchronisation(Array(content))[...] : content
+        default:
+            return frame
+        }
+    }
+
+    /// A picture frame: an encoding byte, the MIME type (2.3, 2.4: NUL-terminated Latin-1; 2.2:
+    /// three letters), the picture type, a description in the encoding, then the picture.
+    private static func picture(_ frame: ArraySlice<UInt8>, version: UInt8) -> (Artwork, UInt8)? {
+        guard let encoding = frame.first else { return nil }
+        var index = frame.startIndex + 1
+        let mimeType: String
+        if version == 2 {
+            guard frame.endIndex - index >= 3 else { return nil }
+            mimeType = String(decoding: frame[index..<index + 3], as: UTF8.self)
+            index += 3
+        } else {
+            guard let end = frame[index...].firstIndex(of: 0) else { return nil }
+            mimeType = String(decoding: frame[index..<end], as: UTF8.self)
+            index = end + 1
+        }
+        guard index < frame.endIndex else { return nil }
+        let type = frame[index]
+        index += 1
+        // The description ends at a NUL: two zero bytes, aligned, in UTF-16.
+        if encoding == 1 || encoding == 2 {
+            while index + 1 < frame.endIndex, frame[index] != 0 || frame[index + 1] != 0 { index += 2 }
+            index += 2
+        } else {
+            guard let end = frame[index...].firstIndex(of: 0) else { return nil }
+            index = end + 1
+        }
+        guard index < frame.endIndex, let artwork = Artwork(data: Array(frame[index...]), mimeType: mimeType) else { return nil }
+        return (artwork, type)
     }
 
     /// A text frame's first value: an encoding byte, then Latin-1, UTF-16 (with a byte-order
