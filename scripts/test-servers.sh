@@ -50,6 +50,7 @@
 #                               session bus above); its graph runs at 44100 Hz only, so 44.1 kHz
 #                               audio passes unchanged (s16 to float and back is exact) and a
 #                               48 kHz stream is resampled, as on the PulseAudio daemon
+#   STREAMPLAY_TEST_SERVERS_DIR DIR                     for `kill-pulse DIR` and `start-pulse DIR`
 #   STREAMPLAY_TEST_PIPEWIRE_SINK  streamplay_test      its null sink (44100 Hz, 2 ch, s16le,
 #                               the default sink); record it from streamplay_test.monitor
 #   STREAMPLAY_TEST_ICECAST     http://127.0.0.1:PORT   Icecast 2.4 internet-radio server
@@ -162,6 +163,7 @@ VENV_PYTHON=${STREAMPLAY_VENV:-$(cd "$(dirname "$SELF")/.." && pwd)/.build-venv}
 
 usage() {
   echo "usage: $0 start DIR [--http-only | --bench] [--owner-pid PID] | $0 stop DIR" >&2
+  echo "       $0 kill-pulse DIR | $0 start-pulse DIR" >&2
   exit 2
 }
 
@@ -1005,6 +1007,7 @@ do_start() { # DIR [--http-only | --bench] [--owner-pid PID]
       printf 'export DBUS_SESSION_BUS_ADDRESS=%q\n' "unix:path=$dir/dbus/bus"
       printf 'export STREAMPLAY_TEST_PIPEWIRE_SERVER=%q\n' "unix:$dir/pipewire/run/pulse/native"
       printf 'export STREAMPLAY_TEST_PIPEWIRE_SINK=%q\n' "$SINK"
+      printf 'export STREAMPLAY_TEST_SERVERS_DIR=%q\n' "$dir"
     fi
   } >"$dir/env.sh.tmp"
   mv -f "$dir/env.sh.tmp" "$dir/env.sh"
@@ -1026,5 +1029,16 @@ case $cmd in
     [[ $# -eq 0 ]] || usage
     do_stop "$dir"
     ;;
+  # For the tests of a sound server that goes away mid-play: kill-pulse kills the PulseAudio
+  # daemon outright, as a crash would; start-pulse starts it again with the same socket and sink.
+  kill-pulse)
+    pid=$(<"$dir/pulse.pid")
+    if is_ours "$pid" "$dir"; then
+      kill -KILL "$pid"
+      while alive "$pid"; do sleep 0.05; done
+    fi
+    rm -f "$dir/pulse/native"
+    ;;
+  start-pulse) start_pulse "$dir" ;;
   *) usage ;;
 esac

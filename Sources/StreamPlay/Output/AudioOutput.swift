@@ -15,7 +15,8 @@ public enum AudioOutput: Sendable {
         switch self {
         case .pulseAudio(let server, let sink):
             PulseAudioSink(server: server, sinkName: sink, targetLatency: configuration.targetLatency,
-                           prebuffer: configuration.prebuffer)
+                           prebuffer: configuration.prebuffer,
+                           reconnectTimeout: configuration.soundServerReconnectTimeout)
         case .wavFile(let path):
             WAVFileSink(path: path)
         case .null:

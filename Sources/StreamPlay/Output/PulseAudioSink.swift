@@ -1,4 +1,7 @@
 import CPulse
+#if canImport(Glibc)
+import Glibc
+#endif
 import Synchronization
 
 /// Plays audio through a PulseAudio (or PipeWire-Pulse) server in real time.
@@ -8,6 +11,11 @@ import Synchronization
 /// corked and are uncorked once the prebuffer is written, for a clean and fast start. Every
 /// call into libpulse happens under the mainloop lock; callbacks run on PulseAudio's own thread
 /// and only signal.
+///
+/// When the server goes away mid-play (a restart, a crash), a write reconnects for up to the
+/// reconnect timeout, then writes again what the old server held unplayed (kept in a
+/// ``PlaybackHistory``), so the play goes on where it was heard. A server that does not come
+/// back in time is `soundServerUnavailable`, as a server that was never there.
 public final class PulseAudioSink: AudioSink, @unchecked Sendable {
     private let server: String?
     private let sinkName: String?
@@ -16,6 +24,8 @@ public final class PulseAudioSink: AudioSink, @unchecked Sendable {
     private let targetLatency: Double
     /// Seconds queued before the server starts (or restarts after an underflow) playing.
     private let prebuffer: Double
+    /// Seconds a server that went away mid-play may take to come back (0: fail at once).
+    private let reconnectTimeout: Double
 
     /// Made with the sink and freed with it, so that control calls from any thread can always
     /// take its lock; its thread runs between the first connection and ``close()``.
@@ -30,6 +40,13 @@ public final class PulseAudioSink: AudioSink, @unchecked Sendable {
     private var corked = true
     private var streamCapacityFrames = Int.max
     private var volume = 1.0
+    /// The last bytes written, and the stream's latency when they were, for a reconnect.
+    private var history = PlaybackHistory(capacity: 0)
+    private var latencyBytesAtWrite = 0
+    /// While reconnecting: the frames the lost server had not played, which stand for its
+    /// latency, so that the position holds where the sound stopped.
+    private var unplayedFramesWhileAway: Int?
+    private var lastWrite = ContinuousClock.now
 
     private let interrupted = Atomic<Bool>(false)
     #if _endian(little)
@@ -41,13 +58,17 @@ public final class PulseAudioSink: AudioSink, @unchecked Sendable {
 
     /// Creates a sink for `server` (nil: `PULSE_SERVER` or the default) and `sinkName` (nil: the
     /// default sink). Nothing connects until the first ``open(format:)``.
+    ///
+    /// - Parameter reconnectTimeout: seconds a server that goes away mid-play may take to come
+    ///   back before writes fail (0: they fail at once).
     public init(server: String? = nil, sinkName: String? = nil, applicationName: String = "StreamPlay",
-                targetLatency: Double = 0.2, prebuffer: Double = 0.05) {
+                targetLatency: Double = 0.2, prebuffer: Double = 0.05, reconnectTimeout: Double = 5) {
         self.server = server
         self.sinkName = sinkName
         self.applicationName = applicationName
         self.targetLatency = targetLatency
         self.prebuffer = min(prebuffer, targetLatency / 2)
+        self.reconnectTimeout = max(reconnectTimeout, 0)
         guard let loop = pa_threaded_mainloop_new() else {
             fatalError("pa_threaded_mainloop_new failed: out of memory")
         }
@@ -77,14 +98,32 @@ public final class PulseAudioSink: AudioSink, @unchecked Sendable {
         try makeStreamLocked(format: format)
     }
 
-    /// Writes `pcm`, waiting on the server's requests for more while its buffer is full.
+    /// Writes `pcm`, waiting on the server's requests for more while its buffer is full. A
+    /// server that went away is reconnected to first (see the type's description).
     public func write(_ pcm: UnsafeRawBufferPointer) throws(PlayerError) -> Int {
-        guard let base = pcm.baseAddress else { return pcm.count }
+        var offset = 0
+        while true {
+            do throws(PlayerError) {
+                try write(pcm, offset: &offset)
+                return offset
+            } catch {
+                try reconnect(after: error)
+                if interrupted.load(ordering: .acquiring) { return offset }
+            }
+        }
+    }
+
+    /// Writes `pcm` from `offset` on, moving `offset` past what was written: to the end, or less
+    /// when interrupted or when the server went away (then the error is thrown).
+    private func write(_ pcm: UnsafeRawBufferPointer, offset: inout Int) throws(PlayerError) {
+        guard let base = pcm.baseAddress else {
+            offset = pcm.count
+            return
+        }
         pa_threaded_mainloop_lock(mainloop)
         defer { pa_threaded_mainloop_unlock(mainloop) }
-        var offset = 0
         while offset < pcm.count {
-            if interrupted.load(ordering: .acquiring) { return offset }
+            if interrupted.load(ordering: .acquiring) { return }
             guard let stream, pa_stream_get_state(stream) == PA_STREAM_READY else {
                 throw .soundServerUnavailable(reason: "stream lost: \(contextErrorLocked)")
             }
@@ -100,9 +139,67 @@ public final class PulseAudioSink: AudioSink, @unchecked Sendable {
             if pa_stream_write(stream, base + offset, count, nil, 0, PA_SEEK_RELATIVE) < 0 {
                 throw .soundServerUnavailable(reason: "write failed: \(contextErrorLocked)")
             }
+            history.append(UnsafeRawBufferPointer(start: base + offset, count: count))
+            noteLatencyLocked(stream)
             offset += count
         }
-        return offset
+    }
+
+    /// Remembers the stream's latency now, for what a reconnect must write again.
+    private func noteLatencyLocked(_ stream: OpaquePointer) {
+        var latency: pa_usec_t = 0
+        var negative: Int32 = 0
+        guard let format, pa_stream_get_latency(stream, &latency, &negative) == 0, negative == 0 else { return }
+        latencyBytesAtWrite = Int(Double(latency) * Double(format.sampleRate) / 1_000_000) * format.bytesPerFrame
+        lastWrite = .now
+    }
+
+    /// The server went away (`error`): connects again within the reconnect timeout, makes a
+    /// stream of the same format, uncorks it if it was playing, and writes what the old server
+    /// had not played. Returns early, having done nothing more, when interrupted.
+    /// - Throws: `error`'s kind, naming the wait, when the server does not come back in time.
+    private func reconnect(after error: PlayerError) throws(PlayerError) {
+        pa_threaded_mainloop_lock(mainloop)
+        guard reconnectTimeout > 0, let lostFormat = format else {
+            pa_threaded_mainloop_unlock(mainloop)
+            throw error
+        }
+        let wasCorked = corked
+        let playedSeconds = wasCorked ? 0 : (ContinuousClock.now - lastWrite).inSeconds
+        let unplayed = history.suffix(PlaybackHistory.unplayedBytes(
+            latencyBytes: latencyBytesAtWrite, playedSeconds: playedSeconds,
+            bytesPerSecond: lostFormat.sampleRate * lostFormat.bytesPerFrame,
+            bytesPerFrame: lostFormat.bytesPerFrame, held: history.count))
+        disconnectContextLocked()
+        unplayedFramesWhileAway = unplayed.count / lostFormat.bytesPerFrame
+        pa_threaded_mainloop_unlock(mainloop)
+        defer {
+            pa_threaded_mainloop_lock(mainloop)
+            unplayedFramesWhileAway = nil
+            pa_threaded_mainloop_unlock(mainloop)
+        }
+
+        let deadline = ContinuousClock.now + .seconds(reconnectTimeout)
+        var last = error
+        while true {
+            if interrupted.load(ordering: .acquiring) { return }
+            do throws(PlayerError) {
+                try open(format: lostFormat)
+                break
+            } catch {
+                last = error
+            }
+            if ContinuousClock.now >= deadline {
+                throw .soundServerUnavailable(
+                    reason: "\(serverDescription) went away and was not back within \(reconnectTimeout) s (\(last))")
+            }
+            usleep(100_000)
+        }
+        // Uncorked first: what was unplayed can exceed what a corked stream takes. (A paused
+        // play stays corked, and the write waits for the resume, as any write while paused.)
+        if !wasCorked { start() }
+        var written = 0
+        try unplayed.withPlayerBytes { bytes throws(PlayerError) in try write(bytes, offset: &written) }
     }
 
     /// Uncorks the stream.
@@ -126,6 +223,8 @@ public final class PulseAudioSink: AudioSink, @unchecked Sendable {
             unrefOperation(pa_stream_cork(stream, 1, nil, nil))
         }
         unrefOperation(pa_stream_flush(stream, nil, nil))
+        history.removeAll()
+        latencyBytesAtWrite = 0
     }
 
     /// Waits until the server has played everything written.
@@ -196,6 +295,7 @@ public final class PulseAudioSink: AudioSink, @unchecked Sendable {
     public var latencyFrames: Int {
         pa_threaded_mainloop_lock(mainloop)
         defer { pa_threaded_mainloop_unlock(mainloop) }
+        if let unplayedFramesWhileAway { return unplayedFramesWhileAway }
         guard let stream, let format, pa_stream_get_state(stream) == PA_STREAM_READY else { return 0 }
         var latency: pa_usec_t = 0
         var negative: Int32 = 0
@@ -259,7 +359,9 @@ public final class PulseAudioSink: AudioSink, @unchecked Sendable {
         // A sink asked for by name must exist. PulseAudio refuses a stream to a missing sink,
         // but PipeWire's pulse server plays it on the default sink instead: the audio would be
         // heard somewhere the caller did not ask for.
-        if failure == nil, let sinkName, !sinkExistsLocked(sinkName) {
+        if failure == nil, let sinkName,
+           !PulseSinkLookup.exists(sinkName, context: newContext, mainloop: mainloop,
+                                   interrupted: { interrupted.load(ordering: .acquiring) }) {
             failure = interrupted.load(ordering: .acquiring)
                 ? .soundServerUnavailable(reason: "\(serverDescription): connection interrupted")
                 : .soundServerUnavailable(reason: "\(serverDescription) has no sink named \(sinkName)")
@@ -268,36 +370,6 @@ public final class PulseAudioSink: AudioSink, @unchecked Sendable {
             disconnectContextLocked()
             throw failure
         }
-    }
-
-    /// What a sink lookup found; written on PulseAudio's thread, read under the mainloop lock.
-    private final class SinkLookup {
-        let found = Atomic<Bool>(false)
-        let mainloop: OpaquePointer
-        init(mainloop: OpaquePointer) { self.mainloop = mainloop }
-    }
-
-    /// Whether the server has a sink called `name`. Asks the server and waits for its answer
-    /// (an interrupt ends the wait, and the answer is then "no").
-    private func sinkExistsLocked(_ name: String) -> Bool {
-        guard let context else { return false }
-        let lookup = SinkLookup(mainloop: mainloop)
-        let retained = Unmanaged.passRetained(lookup)
-        defer { retained.release() }
-        guard let operation = pa_context_get_sink_info_by_name(context, name, { _, info, _, userdata in
-            let lookup = Unmanaged<SinkLookup>.fromOpaque(userdata!).takeUnretainedValue()
-            if info != nil { lookup.found.store(true, ordering: .releasing) }
-            pa_threaded_mainloop_signal(lookup.mainloop, 0)
-        }, retained.toOpaque()) else { return false }
-        defer { pa_operation_unref(operation) }
-        while pa_operation_get_state(operation) == PA_OPERATION_RUNNING {
-            if interrupted.load(ordering: .acquiring) || pa_context_get_state(context) != PA_CONTEXT_READY {
-                pa_operation_cancel(operation)
-                return false
-            }
-            pa_threaded_mainloop_wait(mainloop)
-        }
-        return lookup.found.load(ordering: .acquiring)
     }
 
     private var serverDescription: String {
@@ -381,6 +453,11 @@ public final class PulseAudioSink: AudioSink, @unchecked Sendable {
         if let granted = pa_stream_get_buffer_attr(newStream) {
             streamCapacityFrames = Int(granted.pointee.tlength) / format.bytesPerFrame
         }
+        // Room for what the server can hold unplayed: its target length twice over, and a
+        // quarter of a second for the device.
+        let queued = streamCapacityFrames == .max ? format.sampleRate : streamCapacityFrames
+        history = PlaybackHistory(capacity: (2 * queued + format.sampleRate / 4) * format.bytesPerFrame)
+        latencyBytesAtWrite = 0
     }
 
     private func closeStreamLocked() {

@@ -12,6 +12,10 @@ public struct PlayerConfiguration: Sendable {
     public var prebuffer = 0.1
     /// Buffered audio, in seconds, the sound server aims to hold once playing.
     public var targetLatency = 0.2
+    /// Seconds a PulseAudio or PipeWire server that goes away mid-play (restarted, crashed) may
+    /// take to come back. Playback then goes on where it was heard; after this long the play
+    /// fails with `soundServerUnavailable`. 0 fails at once.
+    public var soundServerReconnectTimeout = 5.0
     /// After the input ran dry, seconds of audio (at the stream's bitrate) buffered again before
     /// playback goes on, while the link's speed is not known yet or about matches the stream:
     /// well above the point where it stopped, so that it does not stop and start again every
