@@ -74,6 +74,18 @@ struct SparkRefreshedIDTokenTests {
         #expect(!(await client.isAuthenticated))
     }
 
+    @Test("the client's session asks it back to verify without keeping it alive: a dropped client is freed")
+    func noRetainCycle() async throws {
+        let fake = FakeSpark()
+        weak var weakClient: SparkClient?
+        do {
+            let (client, _) = try await Self.signedIn(fake, store: InMemoryTokenStore())
+            try await client.refresh()
+            weakClient = client
+        }
+        #expect(weakClient == nil)
+    }
+
     static func error(_ body: () async throws(SparkError) -> some Any) async -> SparkError? {
         do {
             _ = try await body()
