@@ -74,6 +74,21 @@ struct SparkRefreshedIDTokenTests {
         #expect(!(await client.isAuthenticated))
     }
 
+    @Test("a refresh whose ID token cannot be checked now (key set out of reach) keeps the session and the sign-in's token")
+    func keysOutOfReach() async throws {
+        let fake = FakeSpark()
+        let store = InMemoryTokenStore()
+        let (_, signIn) = try await Self.signedIn(fake, store: store)
+        let before = try #require(try store.load(account: "spark")?.idToken)
+        // A later run has no key set yet, and the provider's cannot be fetched (retries too).
+        let later = await SparkOpenIDConnectTests.client(fake, store: store)
+        fake.transport.failNext(5, status: 503, host: FakeSpark.authHost, pathPrefix: "/.well-known/")
+        try await later.refresh()
+        #expect(await later.isAuthenticated, "a network failure does not end the session")
+        #expect(try store.load(account: "spark")?.idToken == before)
+        #expect(await later.sessionIDToken?.subject == signIn.subject)
+    }
+
     @Test("the client's session asks it back to verify without keeping it alive: a dropped client is freed")
     func noRetainCycle() async throws {
         let fake = FakeSpark()

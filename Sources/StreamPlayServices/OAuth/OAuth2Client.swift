@@ -40,9 +40,9 @@ public actor OAuth2Client {
     /// Checks an ID token that comes with a refresh (nil: such a token is dropped unread).
     private let refreshedIDTokenCheck: RefreshedIDTokenCheck?
 
-    /// Checks the ID token of a refresh answer against the session it renews (`previous`):
-    /// nil when it holds, else why not. See ``init(configuration:http:store:account:logger:appTokenCache:refreshedIDTokenCheck:)``.
-    public typealias RefreshedIDTokenCheck = @Sendable (_ idToken: String, _ previous: OAuth2Token) async -> IDTokenError?
+    /// Checks the ID token of a refresh answer against the session it renews (`previous`) and
+    /// says what becomes of it. See ``init(configuration:http:store:account:logger:appTokenCache:refreshedIDTokenCheck:)``.
+    public typealias RefreshedIDTokenCheck = @Sendable (_ idToken: String, _ previous: OAuth2Token) async -> RefreshedIDTokenVerdict
 
     /// A client; a token stored for `account` is taken up at once.
     /// - Parameters:
@@ -56,8 +56,8 @@ public actor OAuth2Client {
     ///     other clients and processes (none: each client fetches its own, in memory only).
     ///   - refreshedIDTokenCheck: verifies an OpenID Connect ID token that a refresh answer
     ///     carries; one that passes replaces the session's, one that fails ends the session
-    ///     (``OAuth2Error/idTokenRefused(_:)``). Nil: such a token is dropped and the sign-in's
-    ///     kept.
+    ///     (``OAuth2Error/idTokenRefused(_:)``), one that cannot be checked now is dropped.
+    ///     Nil: such a token is dropped and the sign-in's kept.
     public init(configuration: OAuth2Configuration, http: any HTTPTransport = CurlHTTPClient(),
                 store: (any TokenStore)? = nil, account: String,
                 logger: Logger = Logger(label: "streamplay.oauth"), appTokenCache: AppTokenCache? = nil,
@@ -341,13 +341,14 @@ public actor OAuth2Client {
             let refreshedIDToken = fresh.idToken
             if let previous { fresh = fresh.keepingSignIn(of: previous) }
             if let previous, let refreshedIDToken, let refreshedIDTokenCheck {
-                if let problem = await refreshedIDTokenCheck(refreshedIDToken, previous) {
-                    // Unproven tokens are no session, and the old refresh token may be used up.
+                let verdict = await refreshedIDTokenCheck(refreshedIDToken, previous)
+                if case .refuse(let problem) = verdict {
+                    // Tokens for another sign-in are no session, and the old refresh token may be used up.
                     if generation == started { reset() }
                     throw OAuth2Error.idTokenRefused(problem)
                 }
                 guard generation == started else { throw OAuth2Error.notAuthenticated }
-                fresh.idToken = refreshedIDToken
+                if verdict == .keep { fresh.idToken = refreshedIDToken }
             }
             fresh.redirectURI = redirectURI
             fresh.tokenURL = tokenURL

@@ -74,7 +74,7 @@ public actor SparkClient {
         oauth = OAuth2Client(configuration: Self.oauth2Configuration(configuration, userAgent: userAgent), http: http,
                              store: store, account: account, logger: logger,
                              refreshedIDTokenCheck: { idToken, previous in
-                                 await verifier.client?.checkRefreshedIDToken(idToken, previous: previous)
+                                 await verifier.client?.checkRefreshedIDToken(idToken, previous: previous) ?? .drop
                              })
         // The identity stored with the session (an unreadable store was logged by oauth).
         openIDIdentity = (try? store?.load(account: account))??.openIDIdentity

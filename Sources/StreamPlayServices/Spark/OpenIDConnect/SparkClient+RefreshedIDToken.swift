@@ -7,23 +7,28 @@ extension SparkClient {
     /// §12.2 says: the signature against the provider's keys, `iss`, `aud` (and `azp`) and
     /// `exp` as at sign-in, no `nonce` check (a refresh has none), and `iss`, `sub` and `aud`
     /// the same as the sign-in's ID token. ``oauth`` calls it before it keeps the refreshed
-    /// tokens: nil lets them be kept with this ID token; an error ends the session
-    /// (``SparkError/idToken(_:)`` to the caller).
-    /// - Returns: nil when the token holds, else the first check that failed. A session signed
-    ///   in without OpenID Connect (Hybrid, OAuth 2) has no sign-in token to compare with: a
-    ///   token is then checked only against the provider.
-    func checkRefreshedIDToken(_ raw: String, previous: OAuth2Token) async -> IDTokenError? {
+    /// tokens.
+    /// - Returns: ``RefreshedIDTokenVerdict/keep`` when the token holds;
+    ///   ``RefreshedIDTokenVerdict/refuse(_:)`` with the first check that failed (the session
+    ///   ends: ``SparkError/idToken(_:)`` to the caller); ``RefreshedIDTokenVerdict/drop`` when
+    ///   the discovery document or key set cannot be had now (a network failure must not end
+    ///   the session: the sign-in's token stays). A session signed in without OpenID Connect
+    ///   (Hybrid, OAuth 2) has no sign-in token to compare with: a token is then checked only
+    ///   against the provider.
+    func checkRefreshedIDToken(_ raw: String, previous: OAuth2Token) async -> RefreshedIDTokenVerdict {
         let refreshed: IDToken
         do throws(SparkError) {
             refreshed = try await verify(raw, nonce: nil, provider: try await openIDProvider())
         } catch {
-            logger.error("Spark refresh: ID token refused", metadata: ["error": "\(error)"])
-            if case .idToken(let refusal) = error { return refusal }
-            // No key set or discovery document: the token cannot be proven.
-            return .invalidKeySet(reason: error.description)
+            if case .idToken(let refusal) = error {
+                logger.error("Spark refresh: ID token refused", metadata: ["error": "\(error)"])
+                return .refuse(refusal)
+            }
+            logger.warning("Spark refresh: ID token not checkable now; the sign-in's is kept", metadata: ["error": "\(error)"])
+            return .drop
         }
         guard let original = previous.idToken.flatMap(IDToken.unverifiedClaims(of:)).flatMap({ try? IDToken(claims: $0) }) else {
-            return nil
+            return .keep
         }
         let mismatch: String? = if refreshed.issuer != original.issuer {
             "iss"
@@ -36,9 +41,9 @@ extension SparkClient {
         }
         if let mismatch {
             logger.error("Spark refresh: ID token for another sign-in", metadata: ["claim": "\(mismatch)"])
-            return .refreshMismatch(claim: mismatch)
+            return .refuse(.refreshMismatch(claim: mismatch))
         }
-        return nil
+        return .keep
     }
 }
 
