@@ -74,6 +74,8 @@ SP_SWAP=$STREAMPLAY_STUB_SPOTIFY_SWAP_URL
 SP_REFRESH=$STREAMPLAY_STUB_SPOTIFY_REFRESH_URL
 SP_ID=$STREAMPLAY_STUB_SPOTIFY_CLIENT_ID
 SP_SECRET=$STREAMPLAY_STUB_SPOTIFY_CLIENT_SECRET
+SP_DEV_ID=$STREAMPLAY_STUB_SPOTIFY_DEV_CLIENT_ID
+SP_DEV_SECRET=$STREAMPLAY_STUB_SPOTIFY_DEV_CLIENT_SECRET
 SK_OPENID=$STREAMPLAY_STUB_SPARK_OPENID_URL
 SK_DISCOVERY=$STREAMPLAY_STUB_SPARK_DISCOVERY_URL
 SK_OAUTH=$STREAMPLAY_STUB_SPARK_AUTH_URL
@@ -889,6 +891,39 @@ req PUT "$SP_API/me/player/pause" -H "Authorization: Bearer $SPS_AT"
 expect "sp missing scope" 403 "j['error']['message'] == 'Insufficient client scope'"
 req GET "$SP_API/me" -H "Authorization: Bearer $SPS_AT"
 expect "sp /me without user-read-email" 200 "'email' not in j and j['country']"
+
+# the Development Mode app: February 2026 rules
+req GET "$SP_AUTH?client_id=$SP_DEV_ID&response_type=code&redirect_uri=$(urlenc "$SPR")&scope=$(urlenc "$SCOPES")"
+CODE=$(jq_ "q.get('code', '')")
+remember "$CODE"
+req POST "$SP_TOKEN" -u "$SP_ID:$SP_SECRET" --data-urlencode grant_type=authorization_code \
+  --data-urlencode "code=$CODE" --data-urlencode "redirect_uri=$SPR"
+expect "sp dev code redeemed by the other app" 400 "j['error'] == 'invalid_grant'"
+req GET "$SP_AUTH?client_id=$SP_DEV_ID&response_type=code&redirect_uri=$(urlenc "$SPR")&scope=$(urlenc "$SCOPES")"
+CODE=$(jq_ "q.get('code', '')")
+remember "$CODE"
+req POST "$SP_TOKEN" -u "$SP_DEV_ID:$SP_DEV_SECRET" --data-urlencode grant_type=authorization_code \
+  --data-urlencode "code=$CODE" --data-urlencode "redirect_uri=$SPR"
+save_tokens SPD
+req GET "$SP_API/me" -H "Authorization: Bearer $SPD_AT"
+expect "sp dev /me" 200 "j['id'] and not {'country', 'email', 'explicit_content', 'followers',
+  'product'} & set(j)"
+req GET "$SP_API/tracks/0StrmPlyPreviewTrack01" -H "Authorization: Bearer $SPD_AT"
+expect "sp dev track" 200 "j['id'] and 'popularity' not in j and 'external_ids' not in j"
+req GET "$SP_API/search?q=track&type=track&limit=11" -H "Authorization: Bearer $SPD_AT"
+expect "sp dev search limit 11" 400 "j == {'error': {'status': 400, 'message': 'Invalid limit'}}"
+req GET "$SP_API/search?q=track&type=track" -H "Authorization: Bearer $SPD_AT"
+expect "sp dev search default" 200 "j['tracks']['limit'] == 5 and j['tracks']['total'] == 2 and
+  len(j['tracks']['items']) == 2"
+req GET "$SP_API/search?q=track&type=track&limit=11" "${SPA[@]}"
+expect "sp extended search limit 11" 200 "j['tracks']['limit'] == 11"
+req GET "$SP_API/recommendations?seed_tracks=0StrmPlyPreviewTrack01" -H "Authorization: Bearer $SPD_AT"
+expect "sp dev recommendations" 404 "j['error']['status'] == 404"
+req GET "$SP_API/playlists/abc/tracks" -H "Authorization: Bearer $SPD_AT"
+expect "sp dev playlist tracks" 403 "j == {'error': {'status': 403, 'message': 'Forbidden'}}"
+ctl fail '{"service":"spotify","status":429,"reason":"QUOTA_EXCEEDED","path":"/v1/search"}'
+req GET "$SP_API/search?q=track&type=track" -H "Authorization: Bearer $SPD_AT"
+expect "sp quota exceeded" 429 "j['error']['reason'] == 'QUOTA_EXCEEDED'"
 ctl expire-tokens '{"service":"spotify"}'
 req GET "$SP_API/me" "${SPA[@]}"
 expect "sp expired token" 401 "j == {'error': {'status': 401, 'message': 'The access token expired'}} and

@@ -361,6 +361,24 @@ API listener (https://api.spotify.com/v1 = api_url). "Authorization: Bearer TOKE
   Injected (/_control/fail): 429 {"error": {"status": 429, "message": "API rate limit
   exceeded"}} + Retry-After; 5xx {"error": {"status": N, "message": PHRASE}}.
 
+Two registered apps: client_id (an app in extended quota mode: the behaviour below) and
+dev_client_id/dev_client_secret (an app in Development Mode, as every new app is). Tokens of the
+Development Mode app (any grant; the swap service is the other app's) get Spotify's rules of
+2024-11-27 and February 2026 (migration guide, read 2026-11-23):
+  /me without country, email, explicit_content, followers and product, whatever the scopes;
+  tracks without popularity and external_ids; search limit at most 10 (default 5; the other
+  app: 50, default 20); removed endpoints answer 404 {"error": {"status": 404, "message":
+  "Service not found"}} (recommendations, related-artists, featured and category playlists) or
+  403 "Forbidden" (audio-features/-analysis, browse, artists' top-tracks, /users/..., playlist
+  /tracks, several items by ids (GET /tracks?ids=), PUT/DELETE of the type-specific library
+  endpoints /me/tracks ... and their /contains). A used-up quota is injected:
+  /_control/fail {"service": "spotify", "status": 429, "reason": "QUOTA_EXCEEDED"} adds "reason"
+  to the error object.
+GET /v1/search?q=TEXT&type=T[,T...][&limit=N][&offset=N]  (client credentials are fine)
+  -> 200 {"tracks": {"href", "items": [track, ...], "limit", "next", "offset", "previous",
+  "total"}, ...} (a paging object per type; tracks match when every word of q is in the name,
+  the other types are empty); 400 "No search query", "Missing parameter type", "Bad search
+  type field", "Invalid limit" (above the app's maximum), "Invalid offset".
 GET /v1/me -> 200 {"display_name" ("StreamPlay Tester" for the default user, else the user
   name), "id" (the user name without [^a-z0-9], e.g. "streamplaytester"), "uri":
   "spotify:user:ID", "type": "user", "href", "external_urls", "followers", "images": [];
@@ -636,6 +654,10 @@ CLIENTS = {
     "spotify": ("sp-test-client", "sp-test-secret"),
     "spark": ("spark-test-client", "spark-test-secret"),
 }
+# A second Spotify app, registered in Development Mode (every app made in Spotify's dashboard
+# is, until Spotify grants it extended quota mode): the February 2026 rules apply to its tokens.
+# CLIENTS["spotify"] stands for an app in extended quota mode, which the rules leave alone.
+SP_DEV_APP = ("sp-dev-client", "sp-dev-secret")
 DEFAULT_EXPIRES_IN = {"soundcloud": 3599.0, "spotify": 3600.0, "spark": 86400.0}
 DEFAULT_USER = "streamplay-tester"
 
@@ -796,6 +818,31 @@ SP_DEVICES = [
     ("d" + "0" * 38 + "1", "StreamPlay Test Computer", "Computer"),
     ("d" + "0" * 38 + "2", "StreamPlay Test Speaker", "Speaker"),
 ]
+# Web API paths (under /v1) that Development Mode apps can no longer use: (pattern, methods,
+# status). 2024-11-27 ("Changes to the Web API"): Related Artists, Recommendations, Audio
+# Features/Analysis, featured and category playlists; answered 404 as users report. February
+# 2026 migration guide: artists' top tracks, other users' profiles and playlists, playlist
+# /tracks (now /items), several items by ids, browse, and the type-specific library endpoints
+# (now PUT/DELETE /me/library); answered 403 Forbidden as users report.
+SP_DEV_REMOVED = [
+    (re.compile(r"^/recommendations$"), None, 404),
+    (re.compile(r"^/artists/[^/]+/related-artists$"), None, 404),
+    (re.compile(r"^/audio-features(/[^/]+)?$"), None, 403),
+    (re.compile(r"^/audio-analysis/[^/]+$"), None, 403),
+    (re.compile(r"^/browse/featured-playlists$"), None, 404),
+    (re.compile(r"^/browse/categories/[^/]+/playlists$"), None, 404),
+    (re.compile(r"^/browse(/.*)?$"), None, 403),
+    (re.compile(r"^/artists/[^/]+/top-tracks$"), None, 403),
+    (re.compile(r"^/users/[^/]+(/playlists)?$"), None, 403),
+    (re.compile(r"^/playlists/[^/]+/tracks$"), None, 403),
+    (re.compile(r"^/(tracks|albums|artists)$"), None, 403),
+    (re.compile(r"^/me/(tracks|albums|episodes|shows|audiobooks|following)$"), ("PUT", "DELETE"), 403),
+    (re.compile(r"^/me/(tracks|albums|episodes|shows|audiobooks|following)/contains$"), None, 403),
+]
+# Search: (default limit, maximum limit) of apps in Development Mode since February 2026, and of
+# the others (as before).
+SP_SEARCH_LIMITS = {"development": (5, 10), "extended": (20, 50)}
+SP_SEARCH_TYPES = ("album", "artist", "playlist", "track", "show", "episode", "audiobook")
 SP_SCOPE_READ = "user-read-playback-state"
 SP_SCOPE_MODIFY = "user-modify-playback-state"
 
@@ -1653,11 +1700,14 @@ class Handler(BaseHTTPRequestHandler):
                     status,
                     jdump(
                         {
-                            "error": {
-                                "status": status,
-                                "message": msg
-                                or ("API rate limit exceeded" if status == 429 else phrase),
-                            }
+                            "error": dict(
+                                {
+                                    "status": status,
+                                    "message": msg
+                                    or ("API rate limit exceeded" if status == 429 else phrase),
+                                },
+                                **({"reason": f["reason"]} if f.get("reason") else {}),
+                            )
                         }
                     ),
                     headers=headers,
@@ -1776,6 +1826,7 @@ class Handler(BaseHTTPRequestHandler):
                 "method": spec.get("method"),
                 "message": spec.get("message"),
                 "spark_code": spec.get("spark_code"),
+                "reason": spec.get("reason"),
             }
             pending = st.add_fault(fault)
             return self.json(200, {"ok": True, "pending": pending})
@@ -2886,7 +2937,8 @@ class Handler(BaseHTTPRequestHandler):
 
     def sp_authorize(self):
         st = self.state
-        if self.q("client_id") != CLIENTS["spotify"][0]:
+        client_id = self.q("client_id")
+        if client_id not in (CLIENTS["spotify"][0], SP_DEV_APP[0]):
             self.html_error(400, "INVALID_CLIENT: Invalid client")
         redirect_uri = self.q("redirect_uri")
         problem = self.sp_redirect_problem(redirect_uri)
@@ -2921,7 +2973,7 @@ class Handler(BaseHTTPRequestHandler):
         scope = " ".join(self.q("scope", "").replace("+", " ").split())
         code = st.new_code(
             "spotify",
-            client_id=CLIENTS["spotify"][0],
+            client_id=client_id,
             redirect_uri=redirect_uri,
             challenge=challenge,
             user=user,
@@ -2953,15 +3005,18 @@ class Handler(BaseHTTPRequestHandler):
                 cid, sec = form.get("client_id"), form.get("client_secret")
                 how = "body" if sec is not None else ("public" if cid else None)
         self.entry["client_auth"] = how
-        if cid != CLIENTS["spotify"][0]:
+        apps = {CLIENTS["spotify"][0]: CLIENTS["spotify"][1], SP_DEV_APP[0]: SP_DEV_APP[1]}
+        if cid not in apps:
             self.sp_oauth_error(400, "invalid_client", "Invalid client")
-        if sec is not None and sec != CLIENTS["spotify"][1]:
+        if sec is not None and sec != apps[cid]:
             self.sp_oauth_error(400, "invalid_client", "Invalid client secret")
         confidential = sec is not None
+        dev = cid == SP_DEV_APP[0]
+        self.entry["app_mode"] = "development" if dev else "extended"
         if grant == "client_credentials":
             if not confidential:
                 self.sp_oauth_error(400, "invalid_client", "Invalid client")
-            access = st.issue("spotify", "access", user=None, scope="", pkce=False)
+            access = st.issue("spotify", "access", user=None, scope="", pkce=False, dev=dev)
             return {
                 "access_token": access,
                 "token_type": "Bearer",
@@ -2971,7 +3026,7 @@ class Handler(BaseHTTPRequestHandler):
             if not form.get("code"):
                 self.sp_oauth_error(400, "invalid_request", "code must be supplied")
             rec, why = st.take_code("spotify", form["code"])
-            if rec is None:
+            if rec is None or rec["client_id"] != cid:
                 self.sp_oauth_error(400, "invalid_grant", "Invalid authorization code")
             if not via_swap or form.get("redirect_uri"):
                 if form.get("redirect_uri") != rec["redirect_uri"]:
@@ -2991,7 +3046,7 @@ class Handler(BaseHTTPRequestHandler):
                 self.sp_oauth_error(400, "invalid_grant", "code_verifier was incorrect")
             pkce = not confidential
             user, scope = rec["user"], rec["scope"]
-            refresh = st.issue("spotify", "refresh", user=user, scope=scope, pkce=pkce)
+            refresh = st.issue("spotify", "refresh", user=user, scope=scope, pkce=pkce, dev=dev)
         else:
             value = form.get("refresh_token")
             if not value:
@@ -3000,7 +3055,7 @@ class Handler(BaseHTTPRequestHandler):
             self.entry["token_status"] = status
             if status == "revoked" and not rec.get("rotated"):
                 self.sp_oauth_error(400, "invalid_grant", "Refresh token revoked")
-            if status != "valid":
+            if status != "valid" or bool(rec.get("dev")) != dev:
                 self.sp_oauth_error(400, "invalid_grant", "Invalid refresh token")
             if not confidential and not rec["pkce"]:
                 self.sp_oauth_error(400, "invalid_client", "Invalid client")
@@ -3010,9 +3065,9 @@ class Handler(BaseHTTPRequestHandler):
                 with st.lock:
                     rec["revoked"] = True
                     rec["rotated"] = True
-                refresh = st.issue("spotify", "refresh", user=user, scope=scope, pkce=True)
+                refresh = st.issue("spotify", "refresh", user=user, scope=scope, pkce=True, dev=dev)
         self.entry["user"] = user
-        access = st.issue("spotify", "access", user=user, scope=scope, pkce=pkce)
+        access = st.issue("spotify", "access", user=user, scope=scope, pkce=pkce, dev=dev)
         out = {
             "access_token": access,
             "token_type": "Bearer",
@@ -3104,6 +3159,7 @@ class Handler(BaseHTTPRequestHandler):
                 ],
             )
         self.entry["user"] = rec["user"]
+        self.entry["app_mode"] = "development" if rec.get("dev") else "extended"
         if need_user and rec["user"] is None:
             self.sp_api_error(
                 403,
@@ -3116,7 +3172,16 @@ class Handler(BaseHTTPRequestHandler):
             )
         return rec
 
-    def sp_track_json(self, tid):
+    def sp_track_json(self, tid, dev=False):
+        """A TrackObject; a Development Mode app's has no popularity and external_ids
+        (February 2026)."""
+        track = self.sp_full_track_json(tid)
+        if dev:
+            for member in ("popularity", "external_ids"):
+                track.pop(member, None)
+        return track
+
+    def sp_full_track_json(self, tid):
         st = self.state
         api = st.urls["spotify"]["api_url"]
         name, duration, preview = SP_TRACKS[tid]
@@ -3214,15 +3279,19 @@ class Handler(BaseHTTPRequestHandler):
             self.sp_auth(need_user=False)
             self.sp_api_error(404, "Service not found")
         p = p[3:]
+        self.sp_refuse_removed(p, cmd)
         m = re.match(r"^/tracks/([^/]*)$", p)
         if m and cmd in ("GET", "HEAD"):
-            self.sp_auth(need_user=False)
+            rec = self.sp_auth(need_user=False)
             tid = m.group(1)
             if not SPOTIFY_ID_RE.match(tid):
                 self.sp_api_error(400, "invalid id")
             if tid not in SP_TRACKS:
                 self.sp_api_error(404, "Resource not found")
-            return self.json(200, self.sp_track_json(tid))
+            return self.json(200, self.sp_track_json(tid, dev=bool(rec.get("dev"))))
+        if p == "/search" and cmd in ("GET", "HEAD"):
+            rec = self.sp_auth(need_user=False)
+            return self.json(200, self.sp_search(bool(rec.get("dev"))))
         if p == "/me" and cmd in ("GET", "HEAD"):
             rec = self.sp_auth()
             u = st.sp_user(rec["user"])
@@ -3237,6 +3306,11 @@ class Handler(BaseHTTPRequestHandler):
                 "type": "user",
                 "uri": "spotify:user:" + u["id"],
             }
+            if rec.get("dev"):
+                # February 2026: a Development Mode app's /me has no country, email,
+                # explicit_content, followers or product, whatever the scopes.
+                del me["followers"]
+                return self.json(200, me)
             if "user-read-private" in scopes:
                 me.update(
                     {
@@ -3252,6 +3326,72 @@ class Handler(BaseHTTPRequestHandler):
             return self.sp_player_route(p[len("/me/player") :], cmd)
         self.sp_auth(need_user=False)
         self.sp_api_error(404, "Service not found")
+
+    def sp_refuse_removed(self, path, cmd):
+        """Answers an endpoint that Development Mode apps lost (SP_DEV_REMOVED) as Spotify
+        does, when the token is such an app's; anything else goes on."""
+        for pattern, methods, status in SP_DEV_REMOVED:
+            if pattern.match(path) and (methods is None or cmd in methods):
+                break
+        else:
+            return
+        rec = self.sp_auth(need_user=False)
+        if not rec.get("dev"):
+            return
+        note = "removed for Development Mode apps: %s %s" % (cmd, path)
+        if status == 404:
+            self.sp_api_error(404, "Service not found", note=note)
+        self.sp_api_error(403, "Forbidden", note=note)
+
+    def sp_search(self, dev):
+        """GET /v1/search: q, type (comma-separated), limit, offset; only tracks are found (the
+        stand-in's two), the other types answer empty pages. Limits as SP_SEARCH_LIMITS."""
+        default, maximum = SP_SEARCH_LIMITS["development" if dev else "extended"]
+        query = self.q("q")
+        if not query:
+            self.sp_api_error(400, "No search query")
+        types = self.q("type")
+        if not types:
+            self.sp_api_error(400, "Missing parameter type")
+        types = types.split(",")
+        if not all(t in SP_SEARCH_TYPES for t in types):
+            self.sp_api_error(400, "Bad search type field")
+        try:
+            limit = int(self.q("limit", str(default)))
+            offset = int(self.q("offset", "0"))
+        except ValueError:
+            self.sp_api_error(400, "Invalid limit")
+        if not 0 <= limit <= maximum:
+            self.sp_api_error(400, "Invalid limit", note="limit %d above %d" % (limit, maximum))
+        if not 0 <= offset <= 1000:
+            self.sp_api_error(400, "Invalid offset")
+        self.entry["search_limit"] = limit
+        api = self.state.urls["spotify"]["api_url"]
+        words = query.lower().split()
+        answer = {}
+        for t in types:
+            found = []
+            if t == "track":
+                found = [
+                    tid
+                    for tid in sorted(SP_TRACKS)
+                    if all(w in SP_TRACKS[tid][0].lower() for w in words)
+                ]
+            base = "%s/search?%s" % (api, urllib.parse.urlencode({"query": query, "type": t}))
+
+            def page(at):
+                return "%s&offset=%d&limit=%d" % (base, at, limit)
+
+            answer[t + "s"] = {
+                "href": page(offset),
+                "items": [self.sp_track_json(tid, dev) for tid in found[offset : offset + limit]],
+                "limit": limit,
+                "next": page(offset + limit) if offset + limit < len(found) else None,
+                "offset": offset,
+                "previous": page(max(0, offset - limit)) if offset > 0 else None,
+                "total": len(found),
+            }
+        return answer
 
     def sp_player_route(self, sub, cmd):
         st = self.state
@@ -3954,6 +4094,8 @@ def build_urls(bases):
             "refresh_url": bases[("spotify", "swap")] + "/refresh",
             "client_id": sp[0],
             "client_secret": sp[1],
+            "dev_client_id": SP_DEV_APP[0],
+            "dev_client_secret": SP_DEV_APP[1],
         },
         "spark": {
             "auth": bases[("spark", "auth")],
@@ -3985,6 +4127,8 @@ ENV_NAMES = [
     ("STREAMPLAY_STUB_SPOTIFY_REFRESH_URL", ("spotify", "refresh_url")),
     ("STREAMPLAY_STUB_SPOTIFY_CLIENT_ID", ("spotify", "client_id")),
     ("STREAMPLAY_STUB_SPOTIFY_CLIENT_SECRET", ("spotify", "client_secret")),
+    ("STREAMPLAY_STUB_SPOTIFY_DEV_CLIENT_ID", ("spotify", "dev_client_id")),
+    ("STREAMPLAY_STUB_SPOTIFY_DEV_CLIENT_SECRET", ("spotify", "dev_client_secret")),
     ("STREAMPLAY_STUB_SPARK_OPENID_URL", ("spark", "openid_url")),
     ("STREAMPLAY_STUB_SPARK_DISCOVERY_URL", ("spark", "discovery_url")),
     ("STREAMPLAY_STUB_SPARK_AUTH_URL", ("spark", "authorize_url")),

@@ -40,6 +40,12 @@ POST /_control/spark/rate-limit  {"requests": N, "window": S[, "user": NAME]} or
      sliding window); the next get 503
      {"D": {"Success": false, "Code": 1550, "Message": "Over rate limit"}} without Retry-After
      (Spark documents none). Reset by /_control/reset too.
+POST /_control/spark/refresh-id-token  {"user": NAME, "fault": KIND} or {"user": NAME} (off)
+     the ID tokens of NAME's refreshes from now on are wrong in one way (to test a client's
+     checks, OpenID Connect Core 12.2): "signature" (signed by another key under the same kid),
+     "subject" (another sub), "audience" (aud another client), "issuer" (another iss),
+     "expired" (exp an hour ago), "missing" (no id_token at all, which 12.2 allows). Reset by
+     /_control/reset too.
 
 Log entries: "grant_type", "client_auth" ("basic" | "body"), "user", "token_status",
 "token_type_hint", "error"; codes, tokens and secrets never (the log redacts them).
@@ -92,7 +98,11 @@ class RateLimiter:
 
 
 LIMITER = RateLimiter()
+REFRESH_FAULTS = {}  # user -> what is wrong with the ID token of that user's refreshes
+REFRESH_FAULT_KINDS = ("signature", "subject", "audience", "issuer", "expired", "missing")
+_FAULTS_LOCK = threading.Lock()
 _KEY = []
+_ROGUE_KEY = []
 _KEY_LOCK = threading.Lock()
 
 
@@ -108,6 +118,20 @@ def signing_key():
                 )
             )
         return _KEY[0]
+
+
+def rogue_key():
+    """A key of nobody's, published nowhere, under the provider's kid: a forged signature."""
+    with _KEY_LOCK:
+        if not _ROGUE_KEY:
+            from joserfc.jwk import RSAKey
+
+            _ROGUE_KEY.append(
+                RSAKey.generate_key(
+                    2048, parameters={"kid": KEY_ID, "use": "sig", "alg": "RS256"}, private=True
+                )
+            )
+        return _ROGUE_KEY[0]
 
 
 def discovery(issuer):
@@ -250,26 +274,32 @@ def token(h, issuer):
             400, "unsupported_grant_type", "grant_type must be authorization_code or refresh_token"
         )
     h.entry["user"] = user
-    h.json(
-        200,
-        {
-            "access_token": st.issue("spark", "access", user=user),
-            "refresh_token": st.issue("spark", "refresh", user=user),
-            "token_type": "Bearer",
-            "expires_in": int(st.expires_in["spark"]),
-            "id_token": id_token(st, issuer, user, nonce),
-        },
-    )
+    fault = None
+    if grant == "refresh_token":
+        with _FAULTS_LOCK:
+            fault = REFRESH_FAULTS.get(user)
+        if fault:
+            h.entry["id_token_fault"] = fault
+    answer = {
+        "access_token": st.issue("spark", "access", user=user),
+        "refresh_token": st.issue("spark", "refresh", user=user),
+        "token_type": "Bearer",
+        "expires_in": int(st.expires_in["spark"]),
+    }
+    if fault != "missing":
+        answer["id_token"] = id_token(st, issuer, user, nonce, fault)
+    h.json(200, answer)
 
 
-def id_token(st, issuer, user, nonce):
+def id_token(st, issuer, user, nonce, fault=None):
+    """The signed ID token; `fault` (REFRESH_FAULT_KINDS) makes it wrong in that one way."""
     u = st.spark_user(user)
     now = int(time.time())
     claims = {
-        "iss": issuer,
-        "sub": u["id"],
-        "aud": CLIENT_ID,
-        "exp": now + ID_TOKEN_LIFETIME,
+        "iss": issuer + "/elsewhere" if fault == "issuer" else issuer,
+        "sub": u["id"] + "0" if fault == "subject" else u["id"],
+        "aud": "another-client" if fault == "audience" else CLIENT_ID,
+        "exp": now - 3600 if fault == "expired" else now + ID_TOKEN_LIFETIME,
         "iat": now,
         "auth_time": now,
         "name": u["first"] + " " + u["last"],
@@ -282,7 +312,8 @@ def id_token(st, issuer, user, nonce):
         claims["nonce"] = nonce
     from joserfc import jwt
 
-    return jwt.encode({"alg": "RS256", "kid": KEY_ID, "typ": "JWT"}, claims, signing_key())
+    key = rogue_key() if fault == "signature" else signing_key()
+    return jwt.encode({"alg": "RS256", "kid": KEY_ID, "typ": "JWT"}, claims, key)
 
 
 def revoke(h):
@@ -307,7 +338,31 @@ def control(h):
     goes on (False) to service-stubs.py's own reset."""
     if h.req_path == "/_control/reset":
         LIMITER.reset()
+        with _FAULTS_LOCK:
+            REFRESH_FAULTS.clear()
         return False
+    if h.req_path == "/_control/spark/refresh-id-token":
+        if h.command != "POST":
+            h.json(405, {"error": "wrong method for this control request"})
+            return True
+        try:
+            spec = json.loads(h.body.decode("utf-8") or "{}")
+        except ValueError:
+            spec = None
+        if not isinstance(spec, dict) or not isinstance(spec.get("user"), str):
+            h.json(400, {"error": "body must be a JSON object with user"})
+            return True
+        fault = spec.get("fault")
+        if fault is not None and fault not in REFRESH_FAULT_KINDS:
+            h.json(400, {"error": "fault must be one of " + ", ".join(REFRESH_FAULT_KINDS)})
+            return True
+        with _FAULTS_LOCK:
+            if fault is None:
+                REFRESH_FAULTS.pop(spec["user"], None)
+            else:
+                REFRESH_FAULTS[spec["user"]] = fault
+        h.json(200, {"ok": True, "user": spec["user"], "fault": fault})
+        return True
     if h.req_path == "/_control/spark/rate-limit":
         if h.command != "POST":
             h.json(405, {"error": "wrong method for this control request"})

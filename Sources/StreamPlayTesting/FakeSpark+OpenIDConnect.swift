@@ -29,6 +29,8 @@ extension FakeSpark {
         case expired
         /// Another nonce.
         case wrongNonce
+        /// Another subject (`sub`): a token for someone else.
+        case wrongSubject
         /// No `id_token` in the token answer.
         case missing
     }
@@ -144,7 +146,7 @@ extension FakeSpark {
         let now = Date().timeIntervalSince1970
         var claims: [String: JSON] = [
             "iss": .string(fault == .wrongIssuer ? "https://evil.example" : Self.issuer),
-            "sub": .string(user == Self.defaultUser ? Self.accountID : "spark-\(user)"),
+            "sub": .string(fault == .wrongSubject ? "spark-someone-else" : user == Self.defaultUser ? Self.accountID : "spark-\(user)"),
             "aud": .string(fault == .wrongAudience ? "another-client" : Self.clientID),
             "exp": .number((now + (fault == .expired ? -3600 : 3600)).rounded()),
             "iat": .number(now.rounded()),

@@ -1,6 +1,6 @@
 /// The Spotify Web API objects the tests rely on, written from Spotify's Web API reference
 /// (developer.spotify.com/documentation/web-api/reference: Get Track, Get Current User's
-/// Profile, Get Playback State, Get Available Devices) and the "February 2026 Web API Dev Mode
+/// Profile, Get Playback State, Get Available Devices, Search for Item) and the "February 2026 Web API Dev Mode
 /// Changes" migration guide; read 2026-11-23. These are the project's own test data: a stand-in
 /// answer that leaves them fails its test.
 ///
@@ -47,6 +47,16 @@ public enum SpotifyWebAPISchema {
         Member("id", .string()), Member("images", .array(.anyObject)), Member("product", .string(), required: false),
         Member("type", .string(oneOf: ["user"])), Member("uri", .string()),
     ])
+
+    /// PagingObject of TrackObjects: a search answer's `tracks` (Search for Item).
+    public static let trackPage = JSONObjectSchema("PagingObject", [
+        Member("href", .string()), Member("items", .array(.object(track))), Member("limit", .integer),
+        Member("next", .string(), nullable: true), Member("offset", .integer), Member("previous", .string(), nullable: true),
+        Member("total", .integer),
+    ])
+
+    /// The answer of `GET /search?type=track`: one paging object (other types would add theirs).
+    public static let trackSearch = JSONObjectSchema("SearchResponse", [Member("tracks", .object(trackPage))])
 
     /// DeviceObject.
     public static let device = JSONObjectSchema("DeviceObject", [

@@ -38,8 +38,8 @@ struct LogoutCommand: AsyncParsableCommand {
                 }
             }
             try context.store.remove(account: service.rawValue)
-            if service == .soundcloud {
-                // The app's own cached token (client credentials) goes too.
+            if service != .spark {
+                // The app's own cached token (client credentials) goes too; Spark has none.
                 try context.store.remove(account: AppTokenCache.account(for: service.rawValue))
             }
             StandardStream.error(wasSignedIn ? "Signed out of \(service).\n" : "Not signed in to \(service).\n")

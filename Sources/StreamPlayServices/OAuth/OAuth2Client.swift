@@ -37,6 +37,12 @@ public actor OAuth2Client {
     /// Counts session resets: a grant that was under way when the session was reset (signed
     /// out) must not bring the session back.
     private var generation = 0
+    /// Checks an ID token that comes with a refresh (nil: such a token is dropped unread).
+    private let refreshedIDTokenCheck: RefreshedIDTokenCheck?
+
+    /// Checks the ID token of a refresh answer against the session it renews (`previous`) and
+    /// says what becomes of it. See ``init(configuration:http:store:account:logger:appTokenCache:refreshedIDTokenCheck:)``.
+    public typealias RefreshedIDTokenCheck = @Sendable (_ idToken: String, _ previous: OAuth2Token) async -> RefreshedIDTokenVerdict
 
     /// A client; a token stored for `account` is taken up at once.
     /// - Parameters:
@@ -48,10 +54,16 @@ public actor OAuth2Client {
     ///   - logger: where grants, refreshes and sign-outs are logged (never a token).
     ///   - appTokenCache: where client-credentials tokens are cached and renewed, shared with
     ///     other clients and processes (none: each client fetches its own, in memory only).
+    ///   - refreshedIDTokenCheck: verifies an OpenID Connect ID token that a refresh answer
+    ///     carries; one that passes replaces the session's, one that fails ends the session
+    ///     (``OAuth2Error/idTokenRefused(_:)``), one that cannot be checked now is dropped.
+    ///     Nil: such a token is dropped and the sign-in's kept.
     public init(configuration: OAuth2Configuration, http: any HTTPTransport = CurlHTTPClient(),
                 store: (any TokenStore)? = nil, account: String,
-                logger: Logger = Logger(label: "streamplay.oauth"), appTokenCache: AppTokenCache? = nil) {
+                logger: Logger = Logger(label: "streamplay.oauth"), appTokenCache: AppTokenCache? = nil,
+                refreshedIDTokenCheck: RefreshedIDTokenCheck? = nil) {
         self.configuration = configuration
+        self.refreshedIDTokenCheck = refreshedIDTokenCheck
         self.appTokenCache = appTokenCache
         self.http = http
         self.store = store
@@ -326,7 +338,18 @@ public actor OAuth2Client {
             guard generation == started else { throw OAuth2Error.notAuthenticated }
             // A server that does not rotate sends no new refresh token: the old one still holds.
             if fresh.refreshToken == nil { fresh.refreshToken = previous?.refreshToken }
+            let refreshedIDToken = fresh.idToken
             if let previous { fresh = fresh.keepingSignIn(of: previous) }
+            if let previous, let refreshedIDToken, let refreshedIDTokenCheck {
+                let verdict = await refreshedIDTokenCheck(refreshedIDToken, previous)
+                if case .refuse(let problem) = verdict {
+                    // Tokens for another sign-in are no session, and the old refresh token may be used up.
+                    if generation == started { reset() }
+                    throw OAuth2Error.idTokenRefused(problem)
+                }
+                guard generation == started else { throw OAuth2Error.notAuthenticated }
+                if verdict == .keep { fresh.idToken = refreshedIDToken }
+            }
             fresh.redirectURI = redirectURI
             fresh.tokenURL = tokenURL
             set(fresh, persists: persists)

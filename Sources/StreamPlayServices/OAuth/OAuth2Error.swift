@@ -26,6 +26,9 @@ public enum OAuth2Error: Error, Sendable, Equatable, CustomStringConvertible {
     case redirectListenerFailed(reason: String)
     /// No redirect arrived in time.
     case timedOut(seconds: Double)
+    /// The OpenID Connect ID token that came with a refresh failed its checks (OpenID Connect
+    /// Core 1.0 §12.2): the refreshed tokens were not kept, and the session was ended.
+    case idTokenRefused(IDTokenError)
 
     /// A one-line description.
     public var description: String {
@@ -43,6 +46,7 @@ public enum OAuth2Error: Error, Sendable, Equatable, CustomStringConvertible {
         case .transport(let error): error.description
         case .redirectListenerFailed(let reason): "loopback redirect listener failed: \(reason)"
         case .timedOut(let seconds): "no authorization redirect within \(OAuth2Token.wholeSeconds(seconds)) s"
+        case .idTokenRefused(let error): "the refreshed session's ID token was refused (session ended): \(error)"
         }
     }
 }

@@ -39,7 +39,8 @@ public struct OAuth2Token: Sendable, Codable, Equatable, CustomStringConvertible
     }
 
     /// `self` with the sign-in's ID token and identity from `previous`: a refresh answers new
-    /// tokens for the same session (and an ID token it may send is not verified, so not kept).
+    /// tokens for the same session (an ID token it sends is kept only once verified, by the
+    /// client's ``OAuth2Client/RefreshedIDTokenCheck``).
     func keepingSignIn(of previous: OAuth2Token) -> OAuth2Token {
         var kept = self
         kept.idToken = previous.idToken

@@ -85,6 +85,10 @@ extension SparkClient {
         case .sessionExpired:
             openIDIdentity = nil
             return .authorization(error)
+        case .idTokenRefused(let refusal):
+            // The session was ended: its refreshed sign-in could not be proven.
+            openIDIdentity = nil
+            return .idToken(refusal)
         default:
             return .authorization(error)
         }

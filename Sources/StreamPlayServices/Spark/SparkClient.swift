@@ -69,10 +69,16 @@ public actor SparkClient {
         self.configuration = configuration
         self.userAgent = userAgent
         self.logger = logger
+        // oauth asks this client to verify a refresh's ID token; it must not keep it alive.
+        let verifier = WeakSparkClient()
         oauth = OAuth2Client(configuration: Self.oauth2Configuration(configuration, userAgent: userAgent), http: http,
-                             store: store, account: account, logger: logger)
+                             store: store, account: account, logger: logger,
+                             refreshedIDTokenCheck: { idToken, previous in
+                                 await verifier.client?.checkRefreshedIDToken(idToken, previous: previous) ?? .drop
+                             })
         // The identity stored with the session (an unreadable store was logged by oauth).
         openIDIdentity = (try? store?.load(account: account))??.openIDIdentity
+        verifier.client = self
     }
 
     /// Spark's OAuth 2 settings: the grant at ``ServiceConfiguration/tokenURL``, JSON bodies

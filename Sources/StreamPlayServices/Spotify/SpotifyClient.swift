@@ -47,7 +47,9 @@ public actor SpotifyClient {
     ///     sends code exchanges and refreshes to the app's own service instead.
     ///   - http: the transport: by default a `CurlHTTPClient` (the engine's libcurl settings); in
     ///     tests, an in-memory one.
-    ///   - store: where the session is kept between runs (none: in this object only).
+    ///   - store: where the session is kept between runs (none: in this object only); the app's
+    ///     own client-credentials token is cached there too, under `ACCOUNT-app` (see
+    ///     ``AppTokenCache``).
     ///   - account: the name the session is stored under.
     ///   - logger: where requests and sign-ins are logged (never a token).
     ///   - retryPolicy: how answers that say "not now" (429, 5xx) are retried.
@@ -59,8 +61,11 @@ public actor SpotifyClient {
         self.account = account
         self.logger = logger
         self.retryPolicy = retryPolicy
+        // The app's own token (client credentials, for track lookups without a user) is cached
+        // beside the user's and shared by processes, as SoundCloud's: no grant per run.
         oauth = OAuth2Client(configuration: Self.oauthConfiguration(configuration), http: http, store: store,
-                             account: account, logger: logger)
+                             account: account, logger: logger,
+                             appTokenCache: store.map { AppTokenCache(store: $0, account: AppTokenCache.account(for: account)) })
         if configuration.tokenSwapURL != nil, configuration.tokenRefreshURL == nil {
             logger.warning("a token swap URL without a token refresh URL: the session cannot be renewed after an hour")
         }

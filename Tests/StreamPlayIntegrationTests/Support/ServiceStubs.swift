@@ -46,16 +46,18 @@ enum ServiceStubs {
 
     /// Queues `count` failures of `status` for requests to `service`'s `host` (whose path starts
     /// with `path`, if given). Without a status, the stand-in's default: 429, or for Spark's
-    /// `sparkCode` 1550 (its rate limit) 503, for another code 401.
+    /// `sparkCode` 1550 (its rate limit) 503, for another code 401. `reason`: Spotify's error
+    /// object's `reason` (`QUOTA_EXCEEDED`).
     static func fail(_ service: StreamingService, host: String = "api", status: Int? = nil, count: Int = 1,
                      path: String? = nil, method: String? = nil, retryAfter: Double? = nil,
-                     sparkCode: Int? = nil) async throws {
+                     sparkCode: Int? = nil, reason: String? = nil) async throws {
         var body: [String: Any] = ["service": service.rawValue, "host": host, "count": count]
         if let status { body["status"] = status }
         if let path { body["path"] = path }
         if let method { body["method"] = method }
         if let retryAfter { body["retry_after"] = retryAfter }
         if let sparkCode { body["spark_code"] = sparkCode }
+        if let reason { body["reason"] = reason }
         try await control("fail", body)
     }
 

@@ -22,6 +22,9 @@ enum SpotifyTesting {
         /// Through the seed-style swap service (`/swap`, which drops `code_verifier`), wrongly
         /// configured as forwarding it: the exchange fails, as the issue describes.
         case swapServiceMisconfigured
+        /// With the client secret (HTTP Basic) of the stand-in's other app, one in Development
+        /// Mode: Spotify's February 2026 rules apply to its tokens.
+        case developmentModeApp
     }
 
     static let previewTrack = "0StrmPlyPreviewTrack01"
@@ -49,6 +52,11 @@ enum SpotifyTesting {
         case .swapServiceMisconfigured:
             configuration.clientSecret = nil
             configuration.tokenSwapForwardsCodeVerifier = true
+        case .developmentModeApp:
+            configuration.clientID = try ServiceStubs.value(.spotify, "DEV_CLIENT_ID")
+            configuration.clientSecret = try ServiceStubs.value(.spotify, "DEV_CLIENT_SECRET")
+            configuration.tokenSwapURL = nil
+            configuration.tokenRefreshURL = nil
         }
         return configuration
     }

@@ -23,6 +23,9 @@ public enum IDTokenError: Error, Sendable, Equatable, CustomStringConvertible {
     case nonceMismatch
     /// A claim OpenID Connect requires is missing or of the wrong type.
     case missingClaim(String)
+    /// An ID token that came with a refresh names another `iss`, `sub` or `aud` than the
+    /// sign-in's (OpenID Connect Core 1.0 §12.2 requires them to be the same): `claim` says which.
+    case refreshMismatch(claim: String)
 
     /// A one-line description.
     public var description: String {
@@ -37,6 +40,7 @@ public enum IDTokenError: Error, Sendable, Equatable, CustomStringConvertible {
         case .expired(let at): "the ID token expired at \(at)"
         case .nonceMismatch: "the ID token's nonce is not this sign-in's"
         case .missingClaim(let name): "the ID token has no valid \(name) claim"
+        case .refreshMismatch(let claim): "the refreshed ID token's \(claim) is not the sign-in's"
         }
     }
 }

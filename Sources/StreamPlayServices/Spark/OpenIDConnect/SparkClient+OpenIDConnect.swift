@@ -100,8 +100,9 @@ extension SparkClient {
     // MARK: Internals
 
     /// `raw` verified with the provider's keys; an unknown key id fetches the key set once more
-    /// (the provider may have rotated its keys).
-    private func verify(_ raw: String, nonce: String, provider: OpenIDProviderMetadata) async throws(SparkError) -> IDToken {
+    /// (the provider may have rotated its keys). `nonce`: the authorization request's (nil for
+    /// a refresh's token, which OpenID Connect Core 1.0 §12.2 lets go without one).
+    func verify(_ raw: String, nonce: String?, provider: OpenIDProviderMetadata) async throws(SparkError) -> IDToken {
         var refetched = false
         while true {
             let keys: JSONWebKeySet
