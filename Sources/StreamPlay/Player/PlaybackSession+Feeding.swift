@@ -91,6 +91,7 @@ extension PlaybackSession {
     /// - Returns: `false` when no bytes came and nothing was decided.
     func sniff(_ bytes: UnsafeRawBufferPointer, decoder: DecoderChoice,
                        state: inout DecodeState) throws(PlayerError) -> Bool {
+        if state.sniffed?.isEmpty == true, !bytes.isEmpty { decide { $0.bytesArrived() } }
         state.sniffed?.append(contentsOf: bytes)
         state.inputPosition += bytes.count
         if !bytes.isEmpty { anchorTransfer(state: &state, delivered: true) }

@@ -145,29 +145,6 @@ extension PlaybackSession {
         commands.withEngineLock { $0.stopRequested || $0.seekTarget != nil }
     }
 
-    /// Carries out what the output gate decided.
-    func carryOut(_ actions: [OutputGate.Action]) {
-        for action in actions {
-            switch action {
-            case .startSink:
-                commands.withEngineLock { commands in
-                    if !commands.paused { sink.start() }
-                }
-            case .pauseSink:
-                sink.pause()
-            case .progress(let fraction):
-                report(.bufferingProgress(fraction))
-            case .state(let phase):
-                setPhase(phase)
-            case .rebuffered(let seconds):
-                countRebuffer(seconds)
-                report(.rebuffered(seconds))
-            case .rebufferAbandoned(let seconds):
-                countRebuffer(seconds)
-            }
-        }
-    }
-
     func countRebuffer(_ seconds: Double) {
         rebuffers.add(1, ordering: .relaxed)
         rebufferMilliseconds.add(Int(seconds * 1000), ordering: .relaxed)
@@ -187,6 +164,7 @@ extension PlaybackSession {
             return true
         }
         if !state.gate.isStarted { carryOut(state.gate.start()) }
+        decide { $0.drainBegan() }
         if isPaused && sink.isRealTime {
             // Draining a corked stream waits for the resume; the wait is interruptible.
             wake.wait(timeout: 0.25)

@@ -82,6 +82,7 @@ extension PlaybackSession {
         state.rebase = true
         state.draining = false
         state.failure = nil
+        decide { $0.seeked() }
         report(.seeked(format.seconds(forFrames: frame)))
     }
 }

@@ -8,9 +8,11 @@ import Synchronization
 /// One play of one track: the input thread, the ring, and the decoder thread that drives them
 /// into the sink.
 ///
-/// The decoder thread owns the decoder and every decision about the track; other threads only
-/// post commands (``Commands``) and read the timing atomics. It sleeps on ``wake`` when it has
-/// nothing to do, and in the sink when the sink is full.
+/// The decoder thread owns the decoder and the decode loop; other threads only post commands
+/// (``Commands``) and read the timing atomics. Where the play is, with the pause overlay, is
+/// ``PlaybackStateMachine``'s to decide, under the commands lock; the session carries out its
+/// actions after releasing it (``decide(_:)``). The decoder thread sleeps on ``wake`` when it
+/// has nothing to do, and in the sink when the sink is full.
 final class PlaybackSession: QueueSession, @unchecked Sendable {
     /// What the session tells its ``Player``.
     enum Report: Sendable {
@@ -32,14 +34,17 @@ final class PlaybackSession: QueueSession, @unchecked Sendable {
         var seekTarget: Double?
         /// The target of a seek not yet carried out: what ``position`` reports meanwhile.
         var shownSeekTarget: Double?
-        var paused = false
         var stopRequested = false
         /// Set, under this lock, just before the session opens the sink: from then on a stop
         /// must interrupt the sink, which the session may be blocked in. Taken under the same
         /// lock as `stopRequested`, so a stop either sees it or is seen before the sink is opened.
         var claimedSink = false
-        /// The state last reported, before the pause overlay.
-        var phase: PlayerState = .connecting
+        /// Where the play is, and whether the listener paused it.
+        var machine = PlaybackStateMachine()
+        /// What was decided and is not carried out yet, in order (see ``decide(_:)``).
+        var outbox: [Effect] = []
+        /// Whether a thread is carrying out the outbox.
+        var carryingOut = false
     }
 
     let location: MediaLocation
@@ -47,7 +52,9 @@ final class PlaybackSession: QueueSession, @unchecked Sendable {
     let urlRefresher: URLRefresher?
     let configuration: PlayerConfiguration
     let sink: any AudioSink
-    let report: @Sendable (Report) -> Void
+    /// Hands a report to the player. Called with no lock held, in the order decided (see
+    /// ``report(_:)``); only the input thread's stream metadata comes straight here.
+    let notifyPlayer: @Sendable (Report) -> Void
     let startTime: Double
     let wake = ThreadSignal()
     let commands = Mutex(Commands())
@@ -104,7 +111,7 @@ final class PlaybackSession: QueueSession, @unchecked Sendable {
         self.length = length
         self.sink = sink
         self.configuration = configuration
-        self.report = report
+        self.notifyPlayer = report
         let wake = self.wake
         ring = ByteRing(capacity: configuration.inputBufferCapacity) { wake.signal() }
     }
@@ -128,23 +135,6 @@ final class PlaybackSession: QueueSession, @unchecked Sendable {
 
     // MARK: Commands (any thread)
 
-    /// Pauses or resumes. The sink reacts at once; the decoder thread learns on its next turn.
-    func setPaused(_ paused: Bool) {
-        commands.withEngineLock { commands in
-            guard commands.paused != paused, !commands.phase.isFinal else { return }
-            commands.paused = paused
-            if paused {
-                sink.pause()
-                report(.state(.paused))
-            } else {
-                if commands.phase == .playing { sink.start() }
-                report(.state(commands.phase))
-            }
-        }
-        commandVersion.add(1, ordering: .releasing)
-        wake.signal()
-    }
-
     /// Asks for audio from `seconds` on.
     /// - Returns: `false` if the track has already ended, so a seek needs a new session.
     func seek(to seconds: Double) -> Bool {
@@ -154,8 +144,8 @@ final class PlaybackSession: QueueSession, @unchecked Sendable {
             return true
         }
         let accepted = commands.withEngineLock { commands -> Bool in
-            guard commands.phase != .ended else { return false }
-            guard !commands.phase.isFinal else { return true }
+            guard let goesOn = commands.machine.acceptsSeek else { return false }
+            guard goesOn else { return true }
             commands.seekTarget = max(seconds, 0)
             commands.shownSeekTarget = max(seconds, 0)
             return true
@@ -210,19 +200,8 @@ final class PlaybackSession: QueueSession, @unchecked Sendable {
 
     // MARK: Decoder thread
 
-    func setPhase(_ phase: PlayerState) {
-        commands.withEngineLock { commands in
-            guard commands.phase != phase else { return }
-            commands.phase = phase
-            if commands.paused, !phase.isFinal { return }
-            report(.state(phase))
-        }
-    }
-
-    var isPaused: Bool { commands.withEngineLock { $0.paused } }
-
     func run() {
-        let result = Result { () throws(PlayerError) -> PlayerState in
+        let result = Result { () throws(PlayerError) -> PlaybackStateMachine.Phase in
             let candidates = try resolveSources()
             var lastError: PlayerError?
             for candidate in candidates {
@@ -244,23 +223,23 @@ final class PlaybackSession: QueueSession, @unchecked Sendable {
         switch result {
         case .success(let final):
             if final == .ended { drained.store(true, ordering: .releasing) }
-            if final == .ended || final == .idle, ownsSink {
+            if final == .ended || final == .stopped, ownsSink {
                 sink.flush()
             }
-            setPhase(final)
+            finish(final == .ended && handedOff.load(ordering: .acquiring) ? .handedOff : final)
         case .failure where commands.withEngineLock({ $0.stopRequested }):
             // Whatever failed while stopping (an interrupted connection) is part of the stop.
             if ownsSink { sink.flush() }
-            setPhase(.idle)
+            finish(.stopped)
         case .failure(let error):
             if ownsSink { sink.flush() }
             logger.debug("play failed", metadata: ["location": "\(location)", "error": "\(error)"])
-            setPhase(.failed(error))
+            finish(.failed(error))
         }
     }
 
-    /// The loop of the decoder thread. Returns `.ended`, or `.idle` when stopped.
-    func decodeLoop() throws(PlayerError) -> PlayerState {
+    /// The loop of the decoder thread. Returns `.ended`, or `.stopped` when stopped.
+    func decodeLoop() throws(PlayerError) -> PlaybackStateMachine.Phase {
         let decoder = try makeDecoder()
         var state = DecodeState()
         state.pendingSeek = startTime > 0 ? startTime : nil
@@ -290,9 +269,9 @@ final class PlaybackSession: QueueSession, @unchecked Sendable {
                 seenVersion = version
                 let (stop, target, isPaused) = commands.withEngineLock { commands in
                     defer { commands.seekTarget = nil }
-                    return (commands.stopRequested, commands.seekTarget, commands.paused)
+                    return (commands.stopRequested, commands.seekTarget, commands.machine.isPaused)
                 }
-                if stop { return .idle }
+                if stop { return .stopped }
                 seek = target
                 paused = isPaused
             }
@@ -339,11 +318,11 @@ final class PlaybackSession: QueueSession, @unchecked Sendable {
                 reportDuration(decoder: decoder, state: &state)
                 if let tags = decoder.tags { report(.metadata(tags)) }
                 if state.pendingSeek == nil { baseFrame.store(0, ordering: .releasing) }
-                setPhase(.buffering)
+                decide { $0.firstAudioDecoded() }
             case .audio(let byteCount, let decodedFrame):
                 guard let format = decoder.format else { continue }
                 if !state.attached {
-                    guard try attach(format: format, state: &state) else { return .idle }
+                    guard try attach(format: format, state: &state) else { return .stopped }
                 }
                 if !state.durationReported { reportDuration(decoder: decoder, state: &state) }
                 var chunk = UnsafeRawBufferPointer(rebasing: pcm[..<byteCount])
