@@ -119,20 +119,51 @@ struct PlaybackStateMachineTests {
         #expect(machine.phase == .playing)
     }
 
-    @Test("a seek is carried out until the play is over; after its end it needs a new play")
-    func acceptsSeek() {
+    @Test("a seek is taken until the play is over; after its end it needs a new play")
+    func seekAnswers() {
         var machine = Self.playing()
-        #expect(machine.acceptsSeek == true)
         _ = machine.pause()
-        #expect(machine.acceptsSeek == true, "a paused play seeks")
+        #expect(machine.seek(to: 12) == .accepted, "a paused play seeks")
+        #expect(machine.seekTarget == 12)
         _ = machine.finished(.ended)
-        #expect(machine.acceptsSeek == nil)
+        #expect(machine.seek(to: 3) == .needsNewPlay)
         var handedOff = Self.playing()
         _ = handedOff.finished(.handedOff)
-        #expect(handedOff.acceptsSeek == nil)
+        #expect(handedOff.seek(to: 3) == .needsNewPlay)
         var stopped = Self.playing()
         _ = stopped.finished(.stopped)
-        #expect(stopped.acceptsSeek == false)
+        #expect(stopped.seek(to: 3) == .dropped)
+        #expect(stopped.seekTarget == nil)
+        var connecting = PlaybackStateMachine()
+        #expect(connecting.seek(to: -4) == .accepted, "a seek before the first audio waits for it")
+        #expect(connecting.seekTarget == 0, "before the start is the start")
+    }
+
+    @Test("a live stream refuses seeks once its input says so, and keeps no target")
+    func liveRefusal() {
+        var machine = Self.playing()
+        machine.inputInfo(isEndless: true)
+        #expect(machine.seek(to: 30) == .refusedLive)
+        #expect(machine.seekTarget == nil)
+        #expect(machine.shownSeekTarget == nil, "the position stays the timeline's")
+        var onDemand = Self.playing()
+        onDemand.inputInfo(isEndless: false)
+        #expect(onDemand.seek(to: 30) == .accepted)
+    }
+
+    @Test("the position shows the target until the seek is carried out, or the newest target while another waits")
+    func shownTarget() {
+        var machine = Self.playing()
+        _ = machine.seek(to: 10)
+        #expect(machine.takeSeek() == 10)
+        #expect(machine.takeSeek() == nil, "a seek is taken once")
+        #expect(machine.shownSeekTarget == 10, "taken, not carried out yet")
+        _ = machine.seek(to: 20)
+        machine.seekCarriedOut()
+        #expect(machine.shownSeekTarget == 20, "the seek to 10 is done, the one to 20 waits")
+        #expect(machine.takeSeek() == 20)
+        machine.seekCarriedOut()
+        #expect(machine.shownSeekTarget == nil)
     }
 
     @Test("a stop before any audio tells idle straight from connecting")

@@ -168,7 +168,7 @@ extension PlaybackSession {
         let target = min(Int(refill * Double(bytesPerSecond)), ring.capacity * 3 / 4)
         guard available >= target
                 || input.control.outcome(of: state.generation) != nil
-                || commands.withEngineLock({ $0.stopRequested || $0.seekTarget != nil }) else { return false }
+                || commands.withEngineLock({ $0.stopRequested || $0.machine.seekTarget != nil }) else { return false }
         carryOut(state.gate.refilled(at: .now))
         return true
     }

@@ -30,7 +30,7 @@ extension PlaybackSession {
         private func commandPending() -> Bool {
             let version = session.commandVersion.load(ordering: .acquiring)
             if version == quietVersion { return false }
-            let (stop, seek) = session.commands.withEngineLock { ($0.stopRequested, $0.seekTarget != nil) }
+            let (stop, seek) = session.commands.withEngineLock { ($0.stopRequested, $0.machine.seekTarget != nil) }
             if !stop && !seek { quietVersion = version }
             return stop || (seek && decoder.format != nil)
         }

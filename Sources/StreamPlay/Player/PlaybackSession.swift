@@ -31,9 +31,6 @@ final class PlaybackSession: QueueSession, @unchecked Sendable {
 
     /// Commands from control threads, taken by the decoder thread.
     struct Commands {
-        var seekTarget: Double?
-        /// The target of a seek not yet carried out: what ``position`` reports meanwhile.
-        var shownSeekTarget: Double?
         var stopRequested = false
         /// Set, under this lock, just before the session opens the sink: from then on a stop
         /// must interrupt the sink, which the session may be blocked in. Taken under the same
@@ -85,8 +82,6 @@ final class PlaybackSession: QueueSession, @unchecked Sendable {
     let framesWritten = Atomic<Int>(0)
     /// Set once the sink has played everything: the position is then all that was written.
     let drained = Atomic<Bool>(false)
-    /// Set once the input turned out to be a live stream, which cannot seek.
-    let live = Atomic<Bool>(false)
     // Statistics, written by the engine threads, read by any thread.
     let rebuffers = Atomic<Int>(0)
     let rebufferMilliseconds = Atomic<Int>(0)
@@ -138,24 +133,19 @@ final class PlaybackSession: QueueSession, @unchecked Sendable {
     /// Asks for audio from `seconds` on.
     /// - Returns: `false` if the track has already ended, so a seek needs a new session.
     func seek(to seconds: Double) -> Bool {
-        if live.load(ordering: .acquiring) {
-            // Refused here, so that the audio under way is not interrupted for nothing.
-            report(.seekRefused(.seekNotSupported(reason: "\(location) is a live stream")))
-            return true
+        let answer = decide { commands -> (PlaybackStateMachine.SeekAnswer, [Effect]) in
+            let answer = commands.machine.seek(to: seconds)
+            guard answer == .refusedLive else { return (answer, []) }
+            return (answer, [.report(.seekRefused(.seekNotSupported(reason: "\(location) is a live stream")))])
         }
-        let accepted = commands.withEngineLock { commands -> Bool in
-            guard let goesOn = commands.machine.acceptsSeek else { return false }
-            guard goesOn else { return true }
-            commands.seekTarget = max(seconds, 0)
-            commands.shownSeekTarget = max(seconds, 0)
-            return true
-        }
+        // A live stream's refusal leaves the audio under way alone.
+        if answer == .refusedLive { return true }
         commandVersion.add(1, ordering: .releasing)
         // Only a sink that takes audio can be blocked in a write; before that, an interrupt
         // would cut short the connection to the sound server, which only a stop may do.
         if sampleRate.load(ordering: .acquiring) > 0 { sink.interrupt() }
         wake.signal()
-        return accepted
+        return answer != .needsNewPlay
     }
 
     /// Ends the play and waits for the engine threads to finish.
@@ -178,7 +168,7 @@ final class PlaybackSession: QueueSession, @unchecked Sendable {
     /// Seconds heard so far: frames handed to the sink minus those still queued in it.
     /// While a seek is pending, its target.
     var position: Double? {
-        if let target = commands.withEngineLock({ $0.shownSeekTarget }) { return target }
+        if let target = commands.withEngineLock({ $0.machine.shownSeekTarget }) { return target }
         let rate = sampleRate.load(ordering: .acquiring)
         guard rate > 0 else { return startTime > 0 ? startTime : nil }
         let base = baseFrame.load(ordering: .acquiring)
@@ -268,8 +258,7 @@ final class PlaybackSession: QueueSession, @unchecked Sendable {
             if version != seenVersion {
                 seenVersion = version
                 let (stop, target, isPaused) = commands.withEngineLock { commands in
-                    defer { commands.seekTarget = nil }
-                    return (commands.stopRequested, commands.seekTarget, commands.machine.isPaused)
+                    (commands.stopRequested, commands.machine.takeSeek(), commands.machine.isPaused)
                 }
                 if stop { return .stopped }
                 seek = target
@@ -286,7 +275,7 @@ final class PlaybackSession: QueueSession, @unchecked Sendable {
             }
             if !state.infoApplied, let info = input.control.info {
                 state.infoApplied = true
-                live.store(info.isEndless, ordering: .releasing)
+                commands.withEngineLock { $0.machine.inputInfo(isEndless: info.isEndless) }
                 try checkContentType(info)
                 if let total = info.totalLength { decoder.setInputLength(total) }
                 if let duration = info.duration {
@@ -345,34 +334,36 @@ final class PlaybackSession: QueueSession, @unchecked Sendable {
                     checkNearingEnd(decoder: decoder, state: &state)
                     continue
                 }
+                let end: TrackEndPlanner.InputEnd
                 switch input.control.outcome(of: state.generation) {
                 case nil:
                     awaitInput(decoder: decoder, state: &state)
-                case .finished?:
-                    // Bytes still held for the sniffer are judged (as a complete input) first.
-                    if ring.available(generation: state.generation) > 0 || state.sniffed?.isEmpty == false { continue }
-                    guard decoder.format != nil else {
-                        throw state.bytesFed == 0
-                            ? .emptyStream(url: location.description)
-                            : .notAudio(url: location.description, reason: "no audio frame found")
-                    }
-                    state.draining = true
-                case .failed(let error)?:
-                    if ring.available(generation: state.generation) > 0 { continue }
-                    // Play out what was decoded before reporting the failure, as a player would.
-                    if decoder.format != nil, state.gate.isStarted || state.gate.framesBuffered > 0 {
-                        state.failure = error
-                        state.draining = true
-                    } else {
-                        throw error
-                    }
+                    continue
+                case .finished?: end = .finished
+                case .failed(let error)?: end = .failed(error)
                 }
+                let facts = TrackEndPlanner.Facts(
+                    bytesInRing: ring.available(generation: state.generation),
+                    bytesHeldForSniffing: state.sniffed?.isEmpty == false, formatKnown: decoder.format != nil,
+                    bytesFed: state.bytesFed, audioQueued: state.gate.isStarted || state.gate.framesBuffered > 0,
+                    url: location.description)
+                try follow(TrackEndPlanner.inputEnded(end, facts: facts), state: &state)
             case .finished:
-                guard decoder.format != nil else {
-                    throw .notAudio(url: location.description, reason: "the stream ended before its first audio frame")
-                }
-                state.draining = true
+                try follow(TrackEndPlanner.decoderFinished(formatKnown: decoder.format != nil, url: location.description),
+                           state: &state)
             }
+        }
+    }
+
+    /// Carries out what ``TrackEndPlanner`` decided about the end of the input.
+    func follow(_ verdict: TrackEndPlanner.Verdict, state: inout DecodeState) throws(PlayerError) {
+        switch verdict {
+        case .decodeRest: return
+        case .drain: state.draining = true
+        case .drainThenFail(let error):
+            state.failure = error
+            state.draining = true
+        case .fail(let error): throw error
         }
     }
 

@@ -150,14 +150,55 @@ struct PlaybackStateMachine: Sendable, Equatable {
         return (sinkRuns ? [.startSink] : []) + told()
     }
 
-    /// Whether a seek can still be carried out by this play: `nil` when it ended (a seek needs a
-    /// new play), `false` when it is otherwise over (the seek is dropped), `true` when it goes on.
-    var acceptsSeek: Bool? {
+    // MARK: Seeks
+
+    /// The target of a seek the decoder thread has not taken yet.
+    private(set) var seekTarget: Double?
+    /// The target of a seek not carried out yet: what the position shows meanwhile.
+    private(set) var shownSeekTarget: Double?
+    /// The input turned out to be a live stream, which cannot seek.
+    private(set) var isLive = false
+
+    /// What became of a seek asked for.
+    enum SeekAnswer: Sendable, Equatable {
+        /// The decoder thread carries it out on its next turn.
+        case accepted
+        /// A live stream: refused at once, the audio under way goes on untouched.
+        case refusedLive
+        /// The track has ended: a seek needs a new play.
+        case needsNewPlay
+        /// The play is over otherwise (stopped or failed): nothing to seek.
+        case dropped
+    }
+
+    /// The listener asked for audio from `seconds` on.
+    mutating func seek(to seconds: Double) -> SeekAnswer {
+        if isLive { return .refusedLive }
         switch phase {
-        case .ended, .handedOff: nil
-        case .stopped, .failed: false
-        default: true
+        case .ended, .handedOff: return .needsNewPlay
+        case .stopped, .failed: return .dropped
+        default: break
         }
+        seekTarget = max(seconds, 0)
+        shownSeekTarget = seekTarget
+        return .accepted
+    }
+
+    /// The decoder thread takes the seek asked for, if any.
+    mutating func takeSeek() -> Double? {
+        defer { seekTarget = nil }
+        return seekTarget
+    }
+
+    /// The decoder thread carried out (or refused) the seek it took: the position is the
+    /// timeline's again, unless another seek is already waiting.
+    mutating func seekCarriedOut() {
+        if seekTarget == nil { shownSeekTarget = nil }
+    }
+
+    /// The input's facts came: a live stream refuses seeks from now on.
+    mutating func inputInfo(isEndless: Bool) {
+        isLive = isEndless
     }
 
     /// The listener's state, if it differs from what was last told.
