@@ -1,9 +1,10 @@
 /// Where one play of one track is, with pause as an overlay: events in, actions out.
 ///
 /// A value that ``PlaybackSession`` keeps under its commands lock. The decoder thread tells it
-/// what happened to the track (first bytes, first audio, output started, input starved, the
-/// drain, the end) and control threads tell it pause and resume; it answers with what to carry
-/// out: start or pause the sink, and which ``PlayerState`` the listener is told. The session
+/// what happened to the track (first bytes, the input's facts, first audio, output started,
+/// input starved, the drain, the end) and control threads tell it pause, resume and seek; it
+/// answers with what to carry out: start or pause the sink, which ``PlayerState`` the listener
+/// is told, whether a seek is taken, refused (a live stream) or needs a new play. The session
 /// carries the actions out after releasing the lock, in the order they were decided (see
 /// ``PlaybackSession/decide(_:)``). No threads, no sink, no clock: tested on its own.
 ///
