@@ -7,14 +7,12 @@
 struct OutputGate: Sendable {
     /// What the decoder thread carries out.
     enum Action: Equatable, Sendable {
-        /// Start (or resume) the sink, unless the listener paused.
+        /// Output starts (or resumes): ``PlaybackStateMachine/outputStarted()``.
         case startSink
-        /// Pause the sink before it underflows.
+        /// Pause the sink before it underflows: ``PlaybackStateMachine/starved()``.
         case pauseSink
         /// The share of the prebuffer queued so far, 0 to 1.
         case progress(Double)
-        /// The state the listener is told.
-        case state(PlayerState)
         /// A rebuffer ended after this many seconds (reported to the listener).
         case rebuffered(seconds: Double)
         /// A rebuffer this long was cut short by a seek (counted, not reported).
@@ -64,7 +62,7 @@ struct OutputGate: Sendable {
     /// Starts output now, full prebuffer or not (the input ended first).
     mutating func start() -> [Action] {
         isStarted = true
-        return [.progress(1), .startSink, .state(.playing)]
+        return [.progress(1), .startSink]
     }
 
     /// The input ran dry while the sink plays: with `spareFrames` of audio above
@@ -73,14 +71,14 @@ struct OutputGate: Sendable {
     mutating func starving(spareFrames: Int, at now: ContinuousClock.Instant) -> [Action] {
         guard isStarted, rebufferingSince == nil, spareFrames <= 0 else { return [] }
         rebufferingSince = now
-        return [.pauseSink, .state(.buffering)]
+        return [.pauseSink]
     }
 
     /// Enough input is buffered again (or the input ended, or a command came): output resumes.
     mutating func refilled(at now: ContinuousClock.Instant) -> [Action] {
         guard let since = rebufferingSince else { return [] }
         rebufferingSince = nil
-        return [.rebuffered(seconds: (now - since).inSeconds), .startSink, .state(.playing)]
+        return [.rebuffered(seconds: (now - since).inSeconds), .startSink]
     }
 
     /// A seek: output starts over once the new position is prebuffered; a rebuffer under way

@@ -91,6 +91,7 @@ extension PlaybackSession {
     /// - Returns: `false` when no bytes came and nothing was decided.
     func sniff(_ bytes: UnsafeRawBufferPointer, decoder: DecoderChoice,
                        state: inout DecodeState) throws(PlayerError) -> Bool {
+        if state.sniffed?.isEmpty == true, !bytes.isEmpty { decide { $0.bytesArrived() } }
         state.sniffed?.append(contentsOf: bytes)
         state.inputPosition += bytes.count
         if !bytes.isEmpty { anchorTransfer(state: &state, delivered: true) }
@@ -170,7 +171,7 @@ extension PlaybackSession {
         let target = min(Int(refill * Double(bytesPerSecond)), ring.capacity * 3 / 4)
         guard available >= target
                 || input.control.outcome(of: state.generation) != nil
-                || commands.withEngineLock({ $0.stopRequested || $0.seekTarget != nil }) else { return false }
+                || commands.withEngineLock({ $0.stopRequested || $0.machine.seekTarget != nil }) else { return false }
         carryOut(state.gate.refilled(at: .now))
         return true
     }

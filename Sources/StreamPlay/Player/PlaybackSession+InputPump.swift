@@ -18,12 +18,27 @@ extension PlaybackSession {
             self.decoder = decoder
         }
 
+        /// The command version last seen with no stop and no seek pending: until it changes,
+        /// nothing can be pending, and the commands lock is not taken (this runs once per
+        /// ``MPG123Decoder/feedSize`` bytes fed).
+        private var quietVersion = -1
+
+        /// Whether a stop, or a seek the decoder can carry out, is waiting for the decode loop.
+        /// Takes the commands lock only when the commands changed, or something was pending
+        /// last time: a seek the loop has not taken yet (after ``pumpInput()`` returned
+        /// `.interrupted`), or one that waited for the decoder's format.
+        private func commandPending() -> Bool {
+            let version = session.commandVersion.load(ordering: .acquiring)
+            if version == quietVersion { return false }
+            let (stop, seek) = session.commands.withEngineLock { ($0.stopRequested, $0.machine.seekTarget != nil) }
+            if !stop && !seek { quietVersion = version }
+            return stop || (seek && decoder.format != nil)
+        }
+
         func pumpInput() -> InputPumpResult {
             var state = self.state
             while failure == nil {
-                if session.commands.withEngineLock({ $0.stopRequested || ($0.seekTarget != nil && decoder.format != nil) }) {
-                    return .interrupted
-                }
+                if commandPending() { return .interrupted }
                 do throws(PlayerError) {
                     if state.gate.isRebuffering, !session.refilled(decoder: decoder, state: &state) {
                         session.wake.wait(timeout: 0.05)

@@ -29,26 +29,21 @@ extension PlaybackSession {
         return true
     }
 
-    /// Tells the player, once, when the track's end is near enough to open the next one: its
-    /// input is complete and less than ``preloadLead`` of audio is left, or its length is reached soon.
+    /// Tells the player, once, when the track's end is near enough to open the next one (see
+    /// ``TrackEndPlanner/isNearingEnd(secondsToLength:bytesLeft:bytesPerSecond:)``).
     func checkNearingEnd(decoder: any AudioDecoder, state: inout DecodeState) {
         guard !state.nearingEndReported, state.attached, let format = state.format else { return }
-        var left = Double.infinity
-        if let endFrame = state.endFrame {
+        let secondsToLength = state.endFrame.map { endFrame in
             let current = baseFrame.load(ordering: .relaxed) + framesWritten.load(ordering: .relaxed)
-            left = format.seconds(forFrames: max(endFrame - current, 0))
+            return format.seconds(forFrames: max(endFrame - current, 0))
         }
-        if input.control.outcome(of: state.generation) == .finished, let bytesPerSecond = decoder.bytesPerSecond, bytesPerSecond > 0 {
-            left = min(left, Double(ring.available(generation: state.generation)) / Double(bytesPerSecond))
-        }
-        guard left < Self.preloadLead else { return }
+        let complete = input.control.outcome(of: state.generation) == .finished
+        guard TrackEndPlanner.isNearingEnd(secondsToLength: secondsToLength,
+                                           bytesLeft: complete ? ring.available(generation: state.generation) : nil,
+                                           bytesPerSecond: decoder.bytesPerSecond) else { return }
         state.nearingEndReported = true
         report(.nearingEnd)
     }
-
-    /// Audio left in the current track when the next one is opened: time enough to connect and
-    /// decode its first audio on a slow link, little enough not to hold two streams for long.
-    static let preloadLead = 8.0
 
     /// A new stream follows within the input (an HLS discontinuity). In another format, the sink
     /// plays out the old audio, reopens in the new format, and the timeline goes on at the new
@@ -142,30 +137,7 @@ extension PlaybackSession {
     }
 
     var hasPendingSeekOrStop: Bool {
-        commands.withEngineLock { $0.stopRequested || $0.seekTarget != nil }
-    }
-
-    /// Carries out what the output gate decided.
-    func carryOut(_ actions: [OutputGate.Action]) {
-        for action in actions {
-            switch action {
-            case .startSink:
-                commands.withEngineLock { commands in
-                    if !commands.paused { sink.start() }
-                }
-            case .pauseSink:
-                sink.pause()
-            case .progress(let fraction):
-                report(.bufferingProgress(fraction))
-            case .state(let phase):
-                setPhase(phase)
-            case .rebuffered(let seconds):
-                countRebuffer(seconds)
-                report(.rebuffered(seconds))
-            case .rebufferAbandoned(let seconds):
-                countRebuffer(seconds)
-            }
-        }
+        commands.withEngineLock { $0.stopRequested || $0.machine.seekTarget != nil }
     }
 
     func countRebuffer(_ seconds: Double) {
@@ -187,6 +159,7 @@ extension PlaybackSession {
             return true
         }
         if !state.gate.isStarted { carryOut(state.gate.start()) }
+        decide { $0.drainBegan() }
         if isPaused && sink.isRealTime {
             // Draining a corked stream waits for the resume; the wait is interruptible.
             wake.wait(timeout: 0.25)

@@ -5,7 +5,7 @@ extension PlaybackSession {
                              state: inout DecodeState) throws(PlayerError) {
         state.pendingSeek = nil
         defer {
-            commands.withEngineLock { if $0.seekTarget == nil { $0.shownSeekTarget = nil } }
+            commands.withEngineLock { $0.machine.seekCarriedOut() }
         }
         if input.control.info?.isEndless == true {
             report(.seekRefused(.seekNotSupported(reason: "\(location) is a live stream")))
@@ -82,6 +82,7 @@ extension PlaybackSession {
         state.rebase = true
         state.draining = false
         state.failure = nil
+        decide { $0.seeked() }
         report(.seeked(format.seconds(forFrames: frame)))
     }
 }

@@ -20,7 +20,7 @@ extension PlaybackSession {
         let onReconnect: @Sendable () -> Void = { [weak self] in self?.reconnects.add(1, ordering: .relaxed) }
         switch source {
         case .media(.remote(let url)):
-            let report = self.report
+            let report = self.notifyPlayer
             return CurlInputSource(url: url, ring: ring, control: control, configuration: configuration,
                                    urlRefresher: urlRefresher, onReconnect: onReconnect,
                                    onMetadata: { metadata in report(.metadata(metadata)) })

@@ -8,9 +8,11 @@ import Synchronization
 /// One play of one track: the input thread, the ring, and the decoder thread that drives them
 /// into the sink.
 ///
-/// The decoder thread owns the decoder and every decision about the track; other threads only
-/// post commands (``Commands``) and read the timing atomics. It sleeps on ``wake`` when it has
-/// nothing to do, and in the sink when the sink is full.
+/// The decoder thread owns the decoder and the decode loop; other threads only post commands
+/// (``Commands``) and read the timing atomics. Where the play is, with the pause overlay, is
+/// ``PlaybackStateMachine``'s to decide, under the commands lock; the session carries out its
+/// actions after releasing it (``decide(_:)``). The decoder thread sleeps on ``wake`` when it
+/// has nothing to do, and in the sink when the sink is full.
 final class PlaybackSession: QueueSession, @unchecked Sendable {
     /// What the session tells its ``Player``.
     enum Report: Sendable {
@@ -29,17 +31,17 @@ final class PlaybackSession: QueueSession, @unchecked Sendable {
 
     /// Commands from control threads, taken by the decoder thread.
     struct Commands {
-        var seekTarget: Double?
-        /// The target of a seek not yet carried out: what ``position`` reports meanwhile.
-        var shownSeekTarget: Double?
-        var paused = false
         var stopRequested = false
         /// Set, under this lock, just before the session opens the sink: from then on a stop
         /// must interrupt the sink, which the session may be blocked in. Taken under the same
         /// lock as `stopRequested`, so a stop either sees it or is seen before the sink is opened.
         var claimedSink = false
-        /// The state last reported, before the pause overlay.
-        var phase: PlayerState = .connecting
+        /// Where the play is, and whether the listener paused it.
+        var machine = PlaybackStateMachine()
+        /// What was decided and is not carried out yet, in order (see ``decide(_:)``).
+        var outbox: [Effect] = []
+        /// Whether a thread is carrying out the outbox.
+        var carryingOut = false
     }
 
     let location: MediaLocation
@@ -47,7 +49,9 @@ final class PlaybackSession: QueueSession, @unchecked Sendable {
     let urlRefresher: URLRefresher?
     let configuration: PlayerConfiguration
     let sink: any AudioSink
-    let report: @Sendable (Report) -> Void
+    /// Hands a report to the player. Called with no lock held, in the order decided (see
+    /// ``report(_:)``); only the input thread's stream metadata comes straight here.
+    let notifyPlayer: @Sendable (Report) -> Void
     let startTime: Double
     let wake = ThreadSignal()
     let commands = Mutex(Commands())
@@ -78,8 +82,6 @@ final class PlaybackSession: QueueSession, @unchecked Sendable {
     let framesWritten = Atomic<Int>(0)
     /// Set once the sink has played everything: the position is then all that was written.
     let drained = Atomic<Bool>(false)
-    /// Set once the input turned out to be a live stream, which cannot seek.
-    let live = Atomic<Bool>(false)
     // Statistics, written by the engine threads, read by any thread.
     let rebuffers = Atomic<Int>(0)
     let rebufferMilliseconds = Atomic<Int>(0)
@@ -104,7 +106,7 @@ final class PlaybackSession: QueueSession, @unchecked Sendable {
         self.length = length
         self.sink = sink
         self.configuration = configuration
-        self.report = report
+        self.notifyPlayer = report
         let wake = self.wake
         ring = ByteRing(capacity: configuration.inputBufferCapacity) { wake.signal() }
     }
@@ -128,44 +130,22 @@ final class PlaybackSession: QueueSession, @unchecked Sendable {
 
     // MARK: Commands (any thread)
 
-    /// Pauses or resumes. The sink reacts at once; the decoder thread learns on its next turn.
-    func setPaused(_ paused: Bool) {
-        commands.withEngineLock { commands in
-            guard commands.paused != paused, !commands.phase.isFinal else { return }
-            commands.paused = paused
-            if paused {
-                sink.pause()
-                report(.state(.paused))
-            } else {
-                if commands.phase == .playing { sink.start() }
-                report(.state(commands.phase))
-            }
-        }
-        commandVersion.add(1, ordering: .releasing)
-        wake.signal()
-    }
-
     /// Asks for audio from `seconds` on.
     /// - Returns: `false` if the track has already ended, so a seek needs a new session.
     func seek(to seconds: Double) -> Bool {
-        if live.load(ordering: .acquiring) {
-            // Refused here, so that the audio under way is not interrupted for nothing.
-            report(.seekRefused(.seekNotSupported(reason: "\(location) is a live stream")))
-            return true
+        let answer = decide { commands -> (PlaybackStateMachine.SeekAnswer, [Effect]) in
+            let answer = commands.machine.seek(to: seconds)
+            guard answer == .refusedLive else { return (answer, []) }
+            return (answer, [.report(.seekRefused(.seekNotSupported(reason: "\(location) is a live stream")))])
         }
-        let accepted = commands.withEngineLock { commands -> Bool in
-            guard commands.phase != .ended else { return false }
-            guard !commands.phase.isFinal else { return true }
-            commands.seekTarget = max(seconds, 0)
-            commands.shownSeekTarget = max(seconds, 0)
-            return true
-        }
+        // A live stream's refusal leaves the audio under way alone.
+        if answer == .refusedLive { return true }
         commandVersion.add(1, ordering: .releasing)
         // Only a sink that takes audio can be blocked in a write; before that, an interrupt
         // would cut short the connection to the sound server, which only a stop may do.
         if sampleRate.load(ordering: .acquiring) > 0 { sink.interrupt() }
         wake.signal()
-        return accepted
+        return answer != .needsNewPlay
     }
 
     /// Ends the play and waits for the engine threads to finish.
@@ -188,7 +168,7 @@ final class PlaybackSession: QueueSession, @unchecked Sendable {
     /// Seconds heard so far: frames handed to the sink minus those still queued in it.
     /// While a seek is pending, its target.
     var position: Double? {
-        if let target = commands.withEngineLock({ $0.shownSeekTarget }) { return target }
+        if let target = commands.withEngineLock({ $0.machine.shownSeekTarget }) { return target }
         let rate = sampleRate.load(ordering: .acquiring)
         guard rate > 0 else { return startTime > 0 ? startTime : nil }
         let base = baseFrame.load(ordering: .acquiring)
@@ -210,19 +190,8 @@ final class PlaybackSession: QueueSession, @unchecked Sendable {
 
     // MARK: Decoder thread
 
-    func setPhase(_ phase: PlayerState) {
-        commands.withEngineLock { commands in
-            guard commands.phase != phase else { return }
-            commands.phase = phase
-            if commands.paused, !phase.isFinal { return }
-            report(.state(phase))
-        }
-    }
-
-    var isPaused: Bool { commands.withEngineLock { $0.paused } }
-
     func run() {
-        let result = Result { () throws(PlayerError) -> PlayerState in
+        let result = Result { () throws(PlayerError) -> PlaybackStateMachine.Phase in
             let candidates = try resolveSources()
             var lastError: PlayerError?
             for candidate in candidates {
@@ -244,23 +213,23 @@ final class PlaybackSession: QueueSession, @unchecked Sendable {
         switch result {
         case .success(let final):
             if final == .ended { drained.store(true, ordering: .releasing) }
-            if final == .ended || final == .idle, ownsSink {
+            if final == .ended || final == .stopped, ownsSink {
                 sink.flush()
             }
-            setPhase(final)
+            finish(final == .ended && handedOff.load(ordering: .acquiring) ? .handedOff : final)
         case .failure where commands.withEngineLock({ $0.stopRequested }):
             // Whatever failed while stopping (an interrupted connection) is part of the stop.
             if ownsSink { sink.flush() }
-            setPhase(.idle)
+            finish(.stopped)
         case .failure(let error):
             if ownsSink { sink.flush() }
             logger.debug("play failed", metadata: ["location": "\(location)", "error": "\(error)"])
-            setPhase(.failed(error))
+            finish(.failed(error))
         }
     }
 
-    /// The loop of the decoder thread. Returns `.ended`, or `.idle` when stopped.
-    func decodeLoop() throws(PlayerError) -> PlayerState {
+    /// The loop of the decoder thread. Returns `.ended`, or `.stopped` when stopped.
+    func decodeLoop() throws(PlayerError) -> PlaybackStateMachine.Phase {
         let decoder = try makeDecoder()
         var state = DecodeState()
         state.pendingSeek = startTime > 0 ? startTime : nil
@@ -289,10 +258,9 @@ final class PlaybackSession: QueueSession, @unchecked Sendable {
             if version != seenVersion {
                 seenVersion = version
                 let (stop, target, isPaused) = commands.withEngineLock { commands in
-                    defer { commands.seekTarget = nil }
-                    return (commands.stopRequested, commands.seekTarget, commands.paused)
+                    (commands.stopRequested, commands.machine.takeSeek(), commands.machine.isPaused)
                 }
-                if stop { return .idle }
+                if stop { return .stopped }
                 seek = target
                 paused = isPaused
             }
@@ -307,7 +275,7 @@ final class PlaybackSession: QueueSession, @unchecked Sendable {
             }
             if !state.infoApplied, let info = input.control.info {
                 state.infoApplied = true
-                live.store(info.isEndless, ordering: .releasing)
+                commands.withEngineLock { $0.machine.inputInfo(isEndless: info.isEndless) }
                 try checkContentType(info)
                 if let total = info.totalLength { decoder.setInputLength(total) }
                 if let duration = info.duration {
@@ -339,11 +307,11 @@ final class PlaybackSession: QueueSession, @unchecked Sendable {
                 reportDuration(decoder: decoder, state: &state)
                 if let tags = decoder.tags { report(.metadata(tags)) }
                 if state.pendingSeek == nil { baseFrame.store(0, ordering: .releasing) }
-                setPhase(.buffering)
+                decide { $0.firstAudioDecoded() }
             case .audio(let byteCount, let decodedFrame):
                 guard let format = decoder.format else { continue }
                 if !state.attached {
-                    guard try attach(format: format, state: &state) else { return .idle }
+                    guard try attach(format: format, state: &state) else { return .stopped }
                 }
                 if !state.durationReported { reportDuration(decoder: decoder, state: &state) }
                 var chunk = UnsafeRawBufferPointer(rebasing: pcm[..<byteCount])
@@ -366,34 +334,36 @@ final class PlaybackSession: QueueSession, @unchecked Sendable {
                     checkNearingEnd(decoder: decoder, state: &state)
                     continue
                 }
+                let end: TrackEndPlanner.InputEnd
                 switch input.control.outcome(of: state.generation) {
                 case nil:
                     awaitInput(decoder: decoder, state: &state)
-                case .finished?:
-                    // Bytes still held for the sniffer are judged (as a complete input) first.
-                    if ring.available(generation: state.generation) > 0 || state.sniffed?.isEmpty == false { continue }
-                    guard decoder.format != nil else {
-                        throw state.bytesFed == 0
-                            ? .emptyStream(url: location.description)
-                            : .notAudio(url: location.description, reason: "no audio frame found")
-                    }
-                    state.draining = true
-                case .failed(let error)?:
-                    if ring.available(generation: state.generation) > 0 { continue }
-                    // Play out what was decoded before reporting the failure, as a player would.
-                    if decoder.format != nil, state.gate.isStarted || state.gate.framesBuffered > 0 {
-                        state.failure = error
-                        state.draining = true
-                    } else {
-                        throw error
-                    }
+                    continue
+                case .finished?: end = .finished
+                case .failed(let error)?: end = .failed(error)
                 }
+                let facts = TrackEndPlanner.Facts(
+                    bytesInRing: ring.available(generation: state.generation),
+                    bytesHeldForSniffing: state.sniffed?.isEmpty == false, formatKnown: decoder.format != nil,
+                    bytesFed: state.bytesFed, audioQueued: state.gate.isStarted || state.gate.framesBuffered > 0,
+                    url: location.description)
+                try follow(TrackEndPlanner.inputEnded(end, facts: facts), state: &state)
             case .finished:
-                guard decoder.format != nil else {
-                    throw .notAudio(url: location.description, reason: "the stream ended before its first audio frame")
-                }
-                state.draining = true
+                try follow(TrackEndPlanner.decoderFinished(formatKnown: decoder.format != nil, url: location.description),
+                           state: &state)
             }
+        }
+    }
+
+    /// Carries out what ``TrackEndPlanner`` decided about the end of the input.
+    func follow(_ verdict: TrackEndPlanner.Verdict, state: inout DecodeState) throws(PlayerError) {
+        switch verdict {
+        case .decodeRest: return
+        case .drain: state.draining = true
+        case .drainThenFail(let error):
+            state.failure = error
+            state.draining = true
+        case .fail(let error): throw error
         }
     }
 

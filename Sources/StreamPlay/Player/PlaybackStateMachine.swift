@@ -1,0 +1,212 @@
+/// Where one play of one track is, with pause as an overlay: events in, actions out.
+///
+/// A value that ``PlaybackSession`` keeps under its commands lock. The decoder thread tells it
+/// what happened to the track (first bytes, the input's facts, first audio, output started,
+/// input starved, the drain, the end) and control threads tell it pause, resume and seek; it
+/// answers with what to carry out: start or pause the sink, which ``PlayerState`` the listener
+/// is told, whether a seek is taken, refused (a live stream) or needs a new play. The session
+/// carries the actions out after releasing the lock, in the order they were decided (see
+/// ``PlaybackSession/decide(_:)``). No threads, no sink, no clock: tested on its own.
+///
+/// The listener sees fewer states than the machine has: sniffing is still ``PlayerState/connecting``,
+/// prebuffering and rebuffering are both ``PlayerState/buffering``, draining is still
+/// ``PlayerState/playing``, and a track handed off to the next one without a gap has
+/// ``PlayerState/ended``. While paused, the listener sees ``PlayerState/paused`` until the play
+/// ends; a change of phase under the pause is told at the resume.
+struct PlaybackStateMachine: Sendable, Equatable {
+    enum Phase: Sendable, Equatable {
+        /// Waiting for the first bytes of the resource.
+        case connecting
+        /// Bytes came; ``ContentSniffer`` and the decoder look for the first audio.
+        case sniffing
+        /// The first audio is decoded (or a new stream within the input opened): queueing it
+        /// until output starts.
+        case prebuffering
+        /// Output runs.
+        case playing
+        /// The input starved: the sink is paused until enough is buffered again.
+        case rebuffering
+        /// The input is done: the sink plays out what it holds.
+        case draining
+        /// The next track took over the sink at this one's end (gapless): this play is over.
+        case handedOff
+        /// The track played to its end (or its length).
+        case ended
+        /// Stopped before its end.
+        case stopped
+        /// The play failed.
+        case failed(PlayerError)
+
+        /// No play is in progress any more.
+        var isFinal: Bool {
+            switch self {
+            case .handedOff, .ended, .stopped, .failed: true
+            default: false
+            }
+        }
+
+        /// What the listener is told of this phase, without the pause overlay.
+        var listenerState: PlayerState {
+            switch self {
+            case .connecting, .sniffing: .connecting
+            case .prebuffering, .rebuffering: .buffering
+            case .playing, .draining: .playing
+            case .handedOff, .ended: .ended
+            case .stopped: .idle
+            case .failed(let error): .failed(error)
+            }
+        }
+    }
+
+    /// What the session carries out, in this order, with no lock held.
+    enum Action: Sendable, Equatable {
+        /// Start (or resume) the sink.
+        case startSink
+        /// Pause (cork) the sink.
+        case pauseSink
+        /// Tell the listener this state.
+        case report(PlayerState)
+    }
+
+    private(set) var phase: Phase = .connecting
+    /// Paused by the listener: an overlay on any phase that is not final.
+    private(set) var isPaused = false
+    /// The state last told to the listener; nothing is told twice in a row.
+    private(set) var reported: PlayerState = .connecting
+
+    /// What the listener sees now.
+    var state: PlayerState {
+        isPaused && !phase.isFinal ? .paused : phase.listenerState
+    }
+
+    /// Whether the sink should be running: output has started, the input has not starved, and
+    /// the listener has not paused.
+    var sinkRuns: Bool {
+        !isPaused && (phase == .playing || phase == .draining)
+    }
+
+    /// The input's first bytes came: the sniffer and the decoder look at them.
+    mutating func bytesArrived() -> [Action] {
+        guard phase == .connecting else { return [] }
+        phase = .sniffing
+        return told()
+    }
+
+    /// The first audio frame was decoded: it is queued until output starts.
+    mutating func firstAudioDecoded() -> [Action] {
+        guard phase == .connecting || phase == .sniffing else { return [] }
+        phase = .prebuffering
+        return told()
+    }
+
+    /// The input is done and output runs: the sink plays out what it holds.
+    mutating func drainBegan() -> [Action] {
+        guard phase == .playing else { return [] }
+        phase = .draining
+        return told()
+    }
+
+    /// A seek landed: a drain under way is called off (output goes on at the new position once
+    /// it is prebuffered; the listener keeps seeing what it saw).
+    mutating func seeked() -> [Action] {
+        guard phase == .draining else { return [] }
+        phase = .playing
+        return told()
+    }
+
+    /// The play is over: `final` is one of the final phases, told to the listener even while
+    /// paused. Nothing changes once the play is over.
+    mutating func finished(_ final: Phase) -> [Action] {
+        guard !phase.isFinal, final.isFinal else { return [] }
+        phase = final
+        return told()
+    }
+
+    /// Output may start (the prebuffer is queued, or a rebuffer refilled): the sink starts
+    /// unless the listener paused, and the phase becomes ``Phase/playing``.
+    mutating func outputStarted() -> [Action] {
+        guard !phase.isFinal else { return [] }
+        phase = .playing
+        return (isPaused ? [] : [.startSink]) + told()
+    }
+
+    /// The input ran dry while output runs: the sink pauses until it refills.
+    mutating func starved() -> [Action] {
+        guard !phase.isFinal else { return [] }
+        phase = .rebuffering
+        return [.pauseSink] + told()
+    }
+
+    /// The listener paused: the sink pauses at once, whatever the phase.
+    mutating func pause() -> [Action] {
+        guard !isPaused, !phase.isFinal else { return [] }
+        isPaused = true
+        return [.pauseSink] + told()
+    }
+
+    /// The listener resumed: the sink starts again if output had started.
+    mutating func resume() -> [Action] {
+        guard isPaused, !phase.isFinal else { return [] }
+        isPaused = false
+        return (sinkRuns ? [.startSink] : []) + told()
+    }
+
+    // MARK: Seeks
+
+    /// The target of a seek the decoder thread has not taken yet.
+    private(set) var seekTarget: Double?
+    /// The target of a seek not carried out yet: what the position shows meanwhile.
+    private(set) var shownSeekTarget: Double?
+    /// The input turned out to be a live stream, which cannot seek.
+    private(set) var isLive = false
+
+    /// What became of a seek asked for.
+    enum SeekAnswer: Sendable, Equatable {
+        /// The decoder thread carries it out on its next turn.
+        case accepted
+        /// A live stream: refused at once, the audio under way goes on untouched.
+        case refusedLive
+        /// The track has ended: a seek needs a new play.
+        case needsNewPlay
+        /// The play is over otherwise (stopped or failed): nothing to seek.
+        case dropped
+    }
+
+    /// The listener asked for audio from `seconds` on.
+    mutating func seek(to seconds: Double) -> SeekAnswer {
+        if isLive { return .refusedLive }
+        switch phase {
+        case .ended, .handedOff: return .needsNewPlay
+        case .stopped, .failed: return .dropped
+        default: break
+        }
+        seekTarget = max(seconds, 0)
+        shownSeekTarget = seekTarget
+        return .accepted
+    }
+
+    /// The decoder thread takes the seek asked for, if any.
+    mutating func takeSeek() -> Double? {
+        defer { seekTarget = nil }
+        return seekTarget
+    }
+
+    /// The decoder thread carried out (or refused) the seek it took: the position is the
+    /// timeline's again, unless another seek is already waiting.
+    mutating func seekCarriedOut() {
+        if seekTarget == nil { shownSeekTarget = nil }
+    }
+
+    /// The input's facts came: a live stream refuses seeks from now on.
+    mutating func inputInfo(isEndless: Bool) {
+        isLive = isEndless
+    }
+
+    /// The listener's state, if it differs from what was last told.
+    private mutating func told() -> [Action] {
+        let now = state
+        guard now != reported else { return [] }
+        reported = now
+        return [.report(now)]
+    }
+}

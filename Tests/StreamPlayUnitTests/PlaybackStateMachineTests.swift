@@ -1,0 +1,175 @@
+import Testing
+@testable import StreamPlay
+
+@Suite("Playback state machine (phases and the pause overlay)")
+struct PlaybackStateMachineTests {
+    /// A machine taken through connecting, sniffing and prebuffering to playing.
+    static func playing() -> PlaybackStateMachine {
+        var machine = PlaybackStateMachine()
+        _ = machine.bytesArrived()
+        _ = machine.firstAudioDecoded()
+        _ = machine.outputStarted()
+        return machine
+    }
+
+    @Test("a track goes connecting, sniffing, prebuffering, playing, draining, ended; the listener sees four states")
+    func wholeTrack() {
+        var machine = PlaybackStateMachine()
+        #expect(machine.phase == .connecting)
+        #expect(machine.state == .connecting)
+        #expect(machine.bytesArrived() == [], "sniffing is still connecting to the listener")
+        #expect(machine.phase == .sniffing)
+        #expect(machine.firstAudioDecoded() == [.report(.buffering)])
+        #expect(machine.phase == .prebuffering)
+        #expect(machine.outputStarted() == [.startSink, .report(.playing)])
+        #expect(machine.phase == .playing)
+        #expect(machine.drainBegan() == [], "draining is still playing to the listener")
+        #expect(machine.phase == .draining)
+        #expect(machine.finished(.ended) == [.report(.ended)])
+        #expect(machine.phase == .ended)
+    }
+
+    @Test("first bytes and first audio move the phase only forward")
+    func onlyForward() {
+        var machine = Self.playing()
+        #expect(machine.bytesArrived() == [], "bytes after a restart from the start")
+        #expect(machine.firstAudioDecoded() == [])
+        #expect(machine.phase == .playing)
+        var fresh = PlaybackStateMachine()
+        #expect(fresh.firstAudioDecoded() == [.report(.buffering)], "audio found before any sniffing")
+        #expect(fresh.bytesArrived() == [])
+        #expect(fresh.phase == .prebuffering)
+    }
+
+    @Test("a starved input pauses the sink and shows buffering; the refill starts it again")
+    func rebuffer() {
+        var machine = Self.playing()
+        #expect(machine.starved() == [.pauseSink, .report(.buffering)])
+        #expect(machine.phase == .rebuffering)
+        #expect(machine.outputStarted() == [.startSink, .report(.playing)])
+        #expect(machine.phase == .playing)
+    }
+
+    @Test("pause corks the sink at once and overlays any phase; resume restarts only running output")
+    func pauseOverlay() {
+        var machine = Self.playing()
+        #expect(machine.pause() == [.pauseSink, .report(.paused)])
+        #expect(machine.pause() == [], "a second pause does nothing")
+        #expect(machine.state == .paused)
+        #expect(machine.resume() == [.startSink, .report(.playing)])
+        #expect(machine.resume() == [], "a second resume does nothing")
+
+        var prebuffering = PlaybackStateMachine()
+        _ = prebuffering.firstAudioDecoded()
+        #expect(prebuffering.pause() == [.pauseSink, .report(.paused)])
+        #expect(prebuffering.resume() == [.report(.buffering)], "output had not started: the sink stays stopped")
+    }
+
+    @Test("phases change under a pause without a report; the resume tells the latest")
+    func changesUnderPause() {
+        var machine = PlaybackStateMachine()
+        _ = machine.firstAudioDecoded()
+        _ = machine.pause()
+        #expect(machine.outputStarted() == [], "the prebuffer filled while paused: the sink waits for the resume")
+        #expect(machine.phase == .playing)
+        #expect(machine.starved() == [.pauseSink])
+        #expect(machine.outputStarted() == [])
+        #expect(machine.resume() == [.startSink, .report(.playing)])
+    }
+
+    @Test("the end of the play is told even while paused, and nothing moves after it")
+    func finalUnderPause() {
+        var machine = Self.playing()
+        _ = machine.pause()
+        _ = machine.drainBegan()
+        #expect(machine.finished(.ended) == [.report(.ended)])
+        #expect(machine.state == .ended)
+        #expect(machine.resume() == [], "nothing to resume")
+        #expect(machine.pause() == [])
+        #expect(machine.outputStarted() == [])
+        #expect(machine.starved() == [])
+        #expect(machine.finished(.failed(.emptyStream(url: "x"))) == [], "the first end stands")
+        #expect(machine.phase == .ended)
+    }
+
+    @Test("a seek calls a drain off without changing what the listener sees")
+    func seekDuringDrain() {
+        var machine = Self.playing()
+        _ = machine.drainBegan()
+        #expect(machine.seeked() == [])
+        #expect(machine.phase == .playing)
+        #expect(machine.drainBegan() == [])
+        #expect(machine.phase == .draining)
+        var playing = Self.playing()
+        #expect(playing.seeked() == [])
+        #expect(playing.phase == .playing, "a seek while playing keeps playing")
+    }
+
+    @Test("final phases: a hand-off reads as ended, a stop as idle, a failure with its error")
+    func finals() {
+        let error = PlayerError.emptyStream(url: "http://127.0.0.1/empty.mp3")
+        for (final, state) in [(PlaybackStateMachine.Phase.handedOff, PlayerState.ended),
+                               (.stopped, .idle), (.failed(error), .failed(error))] {
+            var machine = Self.playing()
+            #expect(machine.finished(final) == [.report(state)])
+            #expect(machine.state == state)
+        }
+        var machine = Self.playing()
+        #expect(machine.finished(.draining) == [], "only a final phase ends the play")
+        #expect(machine.phase == .playing)
+    }
+
+    @Test("a seek is taken until the play is over; after its end it needs a new play")
+    func seekAnswers() {
+        var machine = Self.playing()
+        _ = machine.pause()
+        #expect(machine.seek(to: 12) == .accepted, "a paused play seeks")
+        #expect(machine.seekTarget == 12)
+        _ = machine.finished(.ended)
+        #expect(machine.seek(to: 3) == .needsNewPlay)
+        var handedOff = Self.playing()
+        _ = handedOff.finished(.handedOff)
+        #expect(handedOff.seek(to: 3) == .needsNewPlay)
+        var stopped = Self.playing()
+        _ = stopped.finished(.stopped)
+        #expect(stopped.seek(to: 3) == .dropped)
+        #expect(stopped.seekTarget == nil)
+        var connecting = PlaybackStateMachine()
+        #expect(connecting.seek(to: -4) == .accepted, "a seek before the first audio waits for it")
+        #expect(connecting.seekTarget == 0, "before the start is the start")
+    }
+
+    @Test("a live stream refuses seeks once its input says so, and keeps no target")
+    func liveRefusal() {
+        var machine = Self.playing()
+        machine.inputInfo(isEndless: true)
+        #expect(machine.seek(to: 30) == .refusedLive)
+        #expect(machine.seekTarget == nil)
+        #expect(machine.shownSeekTarget == nil, "the position stays the timeline's")
+        var onDemand = Self.playing()
+        onDemand.inputInfo(isEndless: false)
+        #expect(onDemand.seek(to: 30) == .accepted)
+    }
+
+    @Test("the position shows the target until the seek is carried out, or the newest target while another waits")
+    func shownTarget() {
+        var machine = Self.playing()
+        _ = machine.seek(to: 10)
+        #expect(machine.takeSeek() == 10)
+        #expect(machine.takeSeek() == nil, "a seek is taken once")
+        #expect(machine.shownSeekTarget == 10, "taken, not carried out yet")
+        _ = machine.seek(to: 20)
+        machine.seekCarriedOut()
+        #expect(machine.shownSeekTarget == 20, "the seek to 10 is done, the one to 20 waits")
+        #expect(machine.takeSeek() == 20)
+        machine.seekCarriedOut()
+        #expect(machine.shownSeekTarget == nil)
+    }
+
+    @Test("a stop before any audio tells idle straight from connecting")
+    func stopWhileConnecting() {
+        var machine = PlaybackStateMachine()
+        _ = machine.pause()
+        #expect(machine.finished(.stopped) == [.report(.idle)])
+    }
+}
