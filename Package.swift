@@ -21,8 +21,10 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
-        // 3.12.3: _CryptoExtras' _RSA.Signing.PublicKey(n:e:), for the keys of a JWKS.
-        .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
+        // 4.x: imports FoundationEssentials where it can (3.x imports Foundation, which links
+        // Foundation and ICU into every binary that uses Crypto); _CryptoExtras'
+        // _RSA.Signing.PublicKey(n:e:), for the keys of a JWKS.
+        .package(url: "https://github.com/apple/swift-crypto", from: "4.0.0"),
         // `swift package generate-documentation` for the DocC catalogs (no code of it is linked).
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.4.0"),
     ],

@@ -238,7 +238,7 @@ public final class InMemoryHTTPTransport: HTTPTransport {
     /// `location` made absolute against `base`.
     static func absolute(_ location: String, base: String) -> String {
         if location.contains("://") { return location }
-        guard let schemeEnd = base.range(of: "://") else { return location }
+        guard let schemeEnd = base.firstRange(of: "://") else { return location }
         let scheme = base[..<schemeEnd.lowerBound]
         if location.hasPrefix("//") { return "\(scheme):\(location)" }
         let rest = base[schemeEnd.upperBound...]

@@ -90,7 +90,7 @@ struct URLParts: Sendable {
     var query: [(name: String, value: String)]
 
     init?(_ url: String) {
-        guard let schemeEnd = url.range(of: "://") else { return nil }
+        guard let schemeEnd = url.firstRange(of: "://") else { return nil }
         scheme = url[..<schemeEnd.lowerBound].lowercased()
         guard scheme == "http" || scheme == "https" else { return nil }
         var rest = Substring(url[schemeEnd.upperBound...])

@@ -39,7 +39,7 @@ public enum ServiceLink: Sendable, Equatable, CustomStringConvertible {
             self = .spotifyTrack(id: String(parts[2]))
             return
         }
-        guard let schemeEnd = link.range(of: "://") else {
+        guard let schemeEnd = link.firstRange(of: "://") else {
             if link.contains(":"), !link.hasPrefix("/"), !link.hasPrefix("."),
                let scheme = link.split(separator: ":").first, scheme.allSatisfy({ $0.isLetter }), scheme.count > 1 {
                 throw .unsupportedLink(Self.shown(link), reason: "unknown scheme \"\(scheme)\"")
@@ -108,7 +108,7 @@ public enum ServiceLink: Sendable, Equatable, CustomStringConvertible {
     /// its subdomains; anything else is returned as it is. The query is left alone (a
     /// `secret_token` there must be redacted by the caller, as ``description`` drops the query).
     public static func hidingSecretTokens(in url: String) -> String {
-        guard let schemeEnd = url.range(of: "://") else { return url }
+        guard let schemeEnd = url.firstRange(of: "://") else { return url }
         let rest = url[schemeEnd.upperBound...]
         let authority = rest.prefix { $0 != "/" && $0 != "?" && $0 != "#" }
         var host = authority.split(separator: "@").last.map { $0.lowercased() } ?? ""

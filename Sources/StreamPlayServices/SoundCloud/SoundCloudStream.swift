@@ -61,7 +61,7 @@ public struct SoundCloudStream: Sendable, Equatable, CustomStringConvertible {
     /// (`/preview/...`, as SoundCloud's CDN serves snippets) or a file named `preview...`.
     public static func hasPreviewPath(_ url: String) -> Bool {
         let path = url.prefix { $0 != "?" && $0 != "#" }
-        let afterScheme = path.range(of: "://").map { path[$0.upperBound...] } ?? path[...]
+        let afterScheme = path.firstRange(of: "://").map { path[$0.upperBound...] } ?? path[...]
         let segments = afterScheme.split(separator: "/").dropFirst().map { $0.lowercased() }
         return segments.contains { $0 == "preview" || $0 == "previews" || $0.hasPrefix("preview.") }
     }

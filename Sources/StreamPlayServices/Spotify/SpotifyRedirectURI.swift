@@ -8,7 +8,7 @@ enum SpotifyRedirectURI {
         guard let uri, !uri.isEmpty else {
             throw .invalidRedirectURI("(none)", reason: "Spotify needs a redirect URI; use a loopback listener's http://127.0.0.1:PORT/callback")
         }
-        guard let schemeEnd = uri.range(of: "://") else {
+        guard let schemeEnd = uri.firstRange(of: "://") else {
             throw .invalidRedirectURI(uri, reason: "not an absolute URI")
         }
         guard !uri.contains("#") else { throw .invalidRedirectURI(uri, reason: "a redirect URI may not have a fragment") }

@@ -13,7 +13,7 @@ struct URLOrigin: Sendable, Equatable, CustomStringConvertible {
     /// The origin of `url`, or nil when it is not an absolute `scheme://host` URL, carries
     /// user info (`user@host`: refused rather than guessed at), or has a malformed port.
     init?(_ url: String) {
-        guard let schemeEnd = url.range(of: "://"), Self.isScheme(url[..<schemeEnd.lowerBound]) else { return nil }
+        guard let schemeEnd = url.firstRange(of: "://"), Self.isScheme(url[..<schemeEnd.lowerBound]) else { return nil }
         let scheme = url[..<schemeEnd.lowerBound].lowercased()
         let authority = url[schemeEnd.upperBound...].prefix { $0 != "/" && $0 != "?" && $0 != "#" && $0 != "\\" }
         guard !authority.isEmpty, !authority.contains("@") else { return nil }
@@ -50,7 +50,7 @@ struct URLOrigin: Sendable, Equatable, CustomStringConvertible {
     /// Whether `location` starts with a scheme (`name://`), rather than being a path, a
     /// protocol-relative `//host/...` or a relative reference.
     static func hasScheme(_ location: String) -> Bool {
-        guard let schemeEnd = location.range(of: "://") else { return false }
+        guard let schemeEnd = location.firstRange(of: "://") else { return false }
         return isScheme(location[..<schemeEnd.lowerBound])
     }
 
