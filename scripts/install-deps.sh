@@ -46,6 +46,7 @@ PEER_PACKAGES=(
   gstreamer1.0-plugins-base       # playbin, decodebin, audioconvert, audioresample
   gstreamer1.0-plugins-good       # souphttpsrc, mpegaudioparse, mpg123audiodec
   gstreamer1.0-pulseaudio         # pulsesink
+  time                            # GNU time: peak memory of a short-lived command (its maxrss)
 )
 if [[ $peers -eq 1 ]]; then
   PACKAGES+=("${PEER_PACKAGES[@]}")

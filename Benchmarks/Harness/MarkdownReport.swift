@@ -43,6 +43,10 @@ enum MarkdownReport {
                 lines.append(row)
             }
             lines.append("")
+            if let targets = scenario.targets, !targets.isEmpty {
+                lines.append(contentsOf: targetTable(targets))
+                lines.append("")
+            }
             for note in scenario.notes { lines.append("- \(note)") }
             if !scenario.notes.isEmpty { lines.append("") }
         }
@@ -84,7 +88,21 @@ enum MarkdownReport {
             }
             if any { lines.append("| \(subject.rawValue) | " + cells.joined(separator: " | ") + " |") }
         }
+        let targets = report.scenarios.flatMap { $0.targets ?? [] }
+        if !targets.isEmpty {
+            lines.append("")
+            lines.append(contentsOf: targetTable(targets))
+        }
         return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// Each target with its median ratio (min–max over rounds), its limit and whether it is met.
+    static func targetTable(_ targets: [Target]) -> [String] {
+        var lines = ["| Target | Ratio | Limit | Met |", "|---|---|---|---|"]
+        for target in targets {
+            lines.append("| \(target.title): \(target.subject) ÷ \(target.reference) | \(ratioCell(target.ratio)) | ≤ \(String(format: "%.2f", target.limit)) | \(target.verdict) |")
+        }
+        return lines
     }
 
     private static func cell(_ scenario: ScenarioResult, _ subject: Subject, _ metric: Metric) -> String {

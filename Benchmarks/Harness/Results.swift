@@ -41,12 +41,15 @@ final class ScenarioResult: Codable, @unchecked Sendable {
     private(set) var summaries: [String: [String: Summary]] = [:]
     private(set) var ratios: [String: [String: Summary]] = [:]
     private(set) var failures: [String: [String: Int]] = [:]
+    /// The goals this scenario's figures are held to (absent from results of older runs).
+    private(set) var targets: [Target]?
 
-    init(key: String, title: String, method: String, metrics: [Metric]) {
+    init(key: String, title: String, method: String, metrics: [Metric], targets: [Target]? = nil) {
         self.key = key
         self.title = title
         self.method = method
         self.metrics = metrics
+        self.targets = targets
     }
 
     func record(_ subject: Subject, _ metric: String, round: Int, _ value: Double?) {
@@ -82,6 +85,12 @@ final class ScenarioResult: Codable, @unchecked Sendable {
                 }
                 ratios[subject, default: [:]][metric.key] = Summary(roundRatios)
             }
+        }
+        targets = targets?.map { target in
+            var target = target
+            target.ratio = Summary(Target.ratios(values[target.subject]?[target.metric] ?? [],
+                                                 over: values[target.reference]?[target.metric] ?? []))
+            return target
         }
     }
 

@@ -7,7 +7,7 @@ protocol Scenario {
 
 enum Scenarios {
     nonisolated(unsafe) static let all: [any Scenario.Type] = [
-        ProcessStartup.self, TimeToFirstAudio.self, SeekLatency.self, ThrottledLinks.self,
+        ProcessStartup.self, CommandFootprint.self, TimeToFirstAudio.self, SeekLatency.self, ThrottledLinks.self,
         DropRecovery.self, PositionAccuracy.self, CPUAndMemory.self, LongStreamMemory.self,
     ]
 }

@@ -1,0 +1,43 @@
+/// A goal one subject's figure must reach, as a ratio to one other subject's figure of the
+/// same round (issue 16: the `streamplay` command against mpg123). The report shows each as met
+/// or not, with the ratio.
+struct Target: Codable, Sendable {
+    let title: String
+    let metric: String
+    /// The subject held to the target, and the one it is measured against (raw values).
+    let subject: String
+    let reference: String
+    /// The highest median ratio that meets the target (the figures are lower-is-better).
+    let limit: Double
+    /// Per round `subject / reference`, then the median (min–max); nil until summarised, or
+    /// when no round gave both figures.
+    var ratio: Summary?
+
+    init(_ title: String, metric: String, subject: Subject, reference: Subject, limit: Double) {
+        self.title = title
+        self.metric = metric
+        self.subject = subject.rawValue
+        self.reference = reference.rawValue
+        self.limit = limit
+    }
+
+    /// Whether the median ratio is within the limit (nil: not measured).
+    var met: Bool? { ratio.map { $0.median <= limit } }
+
+    /// The per-round ratios of two series of one scenario.
+    static func ratios(_ values: [Double?], over reference: [Double?]) -> [Double] {
+        zip(values, reference).compactMap { value, base in
+            guard let value, let base, base > 0 else { return nil }
+            return value / base
+        }
+    }
+
+    /// "met" / "not met" / "not measured", for the tables.
+    var verdict: String {
+        switch met {
+        case true?: "met"
+        case false?: "**not met**"
+        case nil: "not measured"
+        }
+    }
+}
