@@ -14,8 +14,9 @@ root=$PWD
 bash scripts/install-deps.sh
 bash scripts/make-demo.sh "$root/.build-media/demo.mp3"
 
-# Build before starting the server: it is the long step, and may fail.
-swift build -c release --product streamplay
+# Build before starting the server: it is the long step, and may fail. The same build as the
+# benchmarks' (scripts/bench.sh): the Swift runtime linked in, fewer libraries to load.
+swift build -c release --static-swift-stdlib --product streamplay
 player="$root/.build/release/streamplay"
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/streamplay-demo.XXXXXX")

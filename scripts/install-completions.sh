@@ -11,7 +11,8 @@
 #   share/man/man1/streamplay.1      (swift-argument-parser's generate-manual plugin, which
 #                                    builds the executables in release mode the first time)
 # --binary PATH uses that streamplay executable; otherwise the release build is made
-# (`swift build -c release --product streamplay`). --no-man skips the man page.
+# (`swift build -c release --static-swift-stdlib --product streamplay`, as scripts/bench.sh and
+# scripts/demo.sh build it). --no-man skips the man page.
 set -euo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -34,7 +35,7 @@ while [[ $# -gt 0 ]]; do
 done
 
 if [[ -z $binary ]]; then
-  swift build -c release --product streamplay
+  swift build -c release --static-swift-stdlib --product streamplay
   binary=.build/release/streamplay
 fi
 [[ -x $binary ]] || { echo "install-completions: $binary is not an executable" >&2; exit 1; }
