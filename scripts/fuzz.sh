@@ -11,11 +11,11 @@ mkdir -p "$out"
 # target name, driver, parser sources (the parsers depend on nothing else in the library but
 # its small support files, listed with each target)
 targets=(
-  "icy Fuzz/FuzzICY.swift Sources/StreamPlay/Input/ICYDemuxer.swift Sources/StreamPlay/Player/StreamMetadata.swift"
+  "icy Fuzz/FuzzICY.swift Sources/StreamPlay/Input/ICYDemuxer.swift Sources/StreamPlay/Player/StreamMetadata.swift Sources/StreamPlay/Player/Artwork.swift"
   "playlist Fuzz/FuzzPlaylist.swift Sources/StreamPlay/Input/PlaylistParser.swift Sources/StreamPlay/Support/RelativeLocation.swift Sources/StreamPlay/Support/WhitespaceTrimming.swift"
   "hls Fuzz/FuzzHLS.swift Sources/StreamPlay/Input/HLS/HLSPlaylistParser.swift Sources/StreamPlay/Input/HLS/HLSPlaylist.swift Sources/StreamPlay/Input/HLS/HLSVariantSelection.swift Sources/StreamPlay/Player/PlayerError.swift Sources/StreamPlay/Support/RedactedURL.swift Sources/StreamPlay/Support/RelativeLocation.swift Sources/StreamPlay/Support/WhitespaceTrimming.swift"
   "sniffer Fuzz/FuzzSniffer.swift Sources/StreamPlay/Decoder/Sniffing/ContentSniffer.swift Sources/StreamPlay/Decoder/Sniffing/MediaSignature.swift Sources/StreamPlay/Decoder/Sniffing/MPEGAudioFrameHeader.swift Sources/StreamPlay/Decoder/Sniffing/ADTSFrameHeader.swift Sources/StreamPlay/Support/WhitespaceTrimming.swift"
-  "ffmpeg Fuzz/FuzzFFmpegInput.swift Sources/StreamPlay/Decoder/FFmpeg/FFmpegDecoder.swift Sources/StreamPlay/Decoder/FFmpeg/AVIOBridge.swift Sources/StreamPlay/Decoder/DecoderInputPump.swift Sources/StreamPlay/Decoder/AudioDecoder.swift Sources/StreamPlay/Decoder/Sniffing/MediaSignature.swift Sources/StreamPlay/Player/AudioFormat.swift Sources/StreamPlay/Player/PlayerError.swift Sources/StreamPlay/Player/StreamMetadata.swift Sources/StreamPlay/Support/RedactedURL.swift Sources/StreamPlay/Support/WhitespaceTrimming.swift"
+  "ffmpeg Fuzz/FuzzFFmpegInput.swift Sources/StreamPlay/Decoder/FFmpeg/FFmpegDecoder.swift Sources/StreamPlay/Decoder/FFmpeg/AVIOBridge.swift Sources/StreamPlay/Decoder/FFmpeg/FFmpegTagReader.swift Sources/StreamPlay/Decoder/DecoderInputPump.swift Sources/StreamPlay/Decoder/AudioDecoder.swift Sources/StreamPlay/Decoder/Sniffing/MediaSignature.swift Sources/StreamPlay/Player/AudioFormat.swift Sources/StreamPlay/Player/PlayerError.swift Sources/StreamPlay/Player/StreamMetadata.swift Sources/StreamPlay/Player/Artwork.swift Sources/StreamPlay/Support/RedactedURL.swift Sources/StreamPlay/Support/WhitespaceTrimming.swift"
   "headers Fuzz/FuzzHeaders.swift Sources/StreamPlay/Input/ResponseHeaders.swift Sources/StreamPlay/Support/WhitespaceTrimming.swift"
 )
 
