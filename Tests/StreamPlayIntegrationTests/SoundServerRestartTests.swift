@@ -16,7 +16,20 @@ struct SoundServerRestartTests {
     static func servers(_ command: String) throws {
         let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
             .appendingPathComponent("../../scripts/test-servers.sh").standardized.path
-        try Shell.run("bash", [script, command, try TestEnvironment.value("STREAMPLAY_TEST_SERVERS_DIR")])
+        let arguments = ["bash", script, command, try TestEnvironment.value("STREAMPLAY_TEST_SERVERS_DIR")]
+        // posix_spawn and waitpid, not Process: the daemons the script starts keep descriptors
+        // they inherit, and Process waits for those to close (PipeWire's never do).
+        let argv = arguments.map { strdup($0) } + [nil]
+        defer { for argument in argv { free(argument) } }
+        var pid: pid_t = 0
+        guard posix_spawnp(&pid, "bash", nil, nil, argv, environ) == 0 else {
+            throw Shell.Failure(description: "cannot run \(arguments.joined(separator: " "))")
+        }
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        guard status == 0 else {
+            throw Shell.Failure(description: "\(arguments.joined(separator: " ")) failed (wait status \(status))")
+        }
     }
 
     @Test("the server comes back within the timeout: the play goes on where it was heard, to the end",
