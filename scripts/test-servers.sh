@@ -50,7 +50,8 @@
 #                               session bus above); its graph runs at 44100 Hz only, so 44.1 kHz
 #                               audio passes unchanged (s16 to float and back is exact) and a
 #                               48 kHz stream is resampled, as on the PulseAudio daemon
-#   STREAMPLAY_TEST_SERVERS_DIR DIR                     for `kill-pulse DIR` and `start-pulse DIR`
+#   STREAMPLAY_TEST_SERVERS_DIR DIR                     for `kill-pulse DIR`, `start-pulse DIR`,
+#                               `kill-pipewire DIR` and `start-pipewire DIR`
 #   STREAMPLAY_TEST_PIPEWIRE_SINK  streamplay_test      its null sink (44100 Hz, 2 ch, s16le,
 #                               the default sink); record it from streamplay_test.monitor
 #   STREAMPLAY_TEST_ICECAST     http://127.0.0.1:PORT   Icecast 2.4 internet-radio server
@@ -163,7 +164,7 @@ VENV_PYTHON=${STREAMPLAY_VENV:-$(cd "$(dirname "$SELF")/.." && pwd)/.build-venv}
 
 usage() {
   echo "usage: $0 start DIR [--http-only | --bench] [--owner-pid PID] | $0 stop DIR" >&2
-  echo "       $0 kill-pulse DIR | $0 start-pulse DIR" >&2
+  echo "       $0 kill-pulse DIR | $0 start-pulse DIR | $0 kill-pipewire DIR | $0 start-pipewire DIR" >&2
   exit 2
 }
 
@@ -1040,5 +1041,17 @@ case $cmd in
     rm -f "$dir/pulse/native"
     ;;
   start-pulse) start_pulse "$dir" ;;
+  # The same for PipeWire: its three programs killed, then started again as at the start.
+  kill-pipewire)
+    for name in pipewire-pulse wireplumber pipewire; do
+      pid=$(<"$dir/$name.pid")
+      if is_ours "$pid" "$dir"; then
+        kill -KILL "$pid"
+        while alive "$pid"; do sleep 0.05; done
+      fi
+    done
+    rm -f "$dir/pipewire/run/pulse/native" "$dir/pipewire/run/pipewire-0" "$dir/pipewire/run/pipewire-0.lock"
+    ;;
+  start-pipewire) start_pipewire "$dir" ;;
   *) usage ;;
 esac

@@ -11,11 +11,19 @@
 #define MPRIS_PATH "/org/mpris/MediaPlayer2"
 #define ROOT_INTERFACE "org.mpris.MediaPlayer2"
 #define PLAYER_INTERFACE "org.mpris.MediaPlayer2.Player"
+#define TRACKLIST_INTERFACE "org.mpris.MediaPlayer2.TrackList"
+#define NO_TRACK "/org/mpris/MediaPlayer2/TrackList/NoTrack"
 
 struct sp_mpris {
     sd_bus *bus;
     sd_bus_slot *root_slot;
     sd_bus_slot *player_slot;
+    sd_bus_slot *tracklist_slot;
+    // The queue, as Swift last set it (owned copies): each track's id, title and URL.
+    char **track_ids;
+    char **track_titles;
+    char **track_urls;
+    size_t track_count;
     sp_mpris_callbacks callbacks;
     char *identity;
     // Owned copies of the state's strings.
@@ -42,7 +50,8 @@ static int root_property(sd_bus *bus, const char *path, const char *interface, c
     if (strcmp(property, "Identity") == 0) return sd_bus_message_append(reply, "s", mpris->identity);
     if (strcmp(property, "SupportedUriSchemes") == 0) return sd_bus_message_append(reply, "as", 3, "http", "https", "file");
     if (strcmp(property, "SupportedMimeTypes") == 0) return sd_bus_message_append(reply, "as", 1, "audio/mpeg");
-    // CanQuit, CanRaise, HasTrackList
+    if (strcmp(property, "HasTrackList") == 0) return sd_bus_message_append(reply, "b", 1);
+    // CanQuit, CanRaise
     return sd_bus_message_append(reply, "b", 0);
 }
 
@@ -204,6 +213,154 @@ static const sd_bus_vtable player_vtable[] = {
     SD_BUS_VTABLE_END,
 };
 
+// MARK: org.mpris.MediaPlayer2.TrackList
+
+static long track_index(const sp_mpris *mpris, const char *id) {
+    for (size_t index = 0; index < mpris->track_count; index++)
+        if (strcmp(mpris->track_ids[index], id) == 0) return (long)index;
+    return -1;
+}
+
+// The current track has all the metadata the player knows; the others their id, title and URL.
+static int append_track_metadata(sd_bus_message *reply, const sp_mpris *mpris, size_t index) {
+    if (mpris->state.track_id && strcmp(mpris->track_ids[index], mpris->state.track_id) == 0)
+        return append_metadata(reply, &mpris->state);
+    int r = sd_bus_message_open_container(reply, 'a', "{sv}");
+    if (r < 0) return r;
+    if ((r = append_entry(reply, "mpris:trackid", "o", mpris->track_ids[index])) < 0) return r;
+    if (mpris->track_titles[index] && (r = append_entry(reply, "xesam:title", "s", mpris->track_titles[index])) < 0)
+        return r;
+    if (mpris->track_urls[index] && (r = append_entry(reply, "xesam:url", "s", mpris->track_urls[index])) < 0) return r;
+    return sd_bus_message_close_container(reply);
+}
+
+// Track ids not in the list are skipped, as other players do.
+static int method_get_tracks_metadata(sd_bus_message *m, void *u, sd_bus_error *e) {
+    sp_mpris *mpris = u;
+    sd_bus_message *reply = NULL;
+    const char *id = NULL;
+    int r = sd_bus_message_new_method_return(m, &reply);
+    if (r < 0) return r;
+    if ((r = sd_bus_message_enter_container(m, 'a', "o")) < 0) goto done;
+    if ((r = sd_bus_message_open_container(reply, 'a', "a{sv}")) < 0) goto done;
+    while ((r = sd_bus_message_read(m, "o", &id)) > 0) {
+        long index = track_index(mpris, id);
+        if (index >= 0 && (r = append_track_metadata(reply, mpris, (size_t)index)) < 0) goto done;
+    }
+    if (r < 0) goto done;
+    if ((r = sd_bus_message_exit_container(m)) < 0) goto done;
+    if ((r = sd_bus_message_close_container(reply)) < 0) goto done;
+    r = sd_bus_send(NULL, reply, NULL);
+done:
+    sd_bus_message_unref(reply);
+    return r;
+}
+
+// AddTrack's position goes to Swift as (index to insert at) << 1 | set-as-current.
+static int method_add_track(sd_bus_message *m, void *u, sd_bus_error *e) {
+    sp_mpris *mpris = u;
+    const char *uri = NULL, *after = NULL;
+    int current = 0;
+    int r = sd_bus_message_read(m, "sob", &uri, &after, &current);
+    if (r < 0) return r;
+    long index = strcmp(after, NO_TRACK) == 0 ? -1 : track_index(mpris, after);
+    if (index < 0 && strcmp(after, NO_TRACK) != 0)
+        return sd_bus_error_set(e, SD_BUS_ERROR_INVALID_ARGS, "AfterTrack is not in the track list");
+    return call(m, u, e, SP_MPRIS_ADD_TRACK, ((int64_t)(index + 1) << 1) | (current ? 1 : 0), uri);
+}
+
+static int track_command(sd_bus_message *m, void *u, sd_bus_error *e, int command) {
+    const char *id = NULL;
+    int r = sd_bus_message_read(m, "o", &id);
+    if (r < 0) return r;
+    long index = track_index(u, id);
+    if (index < 0) return sd_bus_error_set(e, SD_BUS_ERROR_INVALID_ARGS, "the track is not in the track list");
+    return call(m, u, e, command, index, NULL);
+}
+
+static int method_remove_track(sd_bus_message *m, void *u, sd_bus_error *e) {
+    return track_command(m, u, e, SP_MPRIS_REMOVE_TRACK);
+}
+
+static int method_go_to(sd_bus_message *m, void *u, sd_bus_error *e) { return track_command(m, u, e, SP_MPRIS_GO_TO); }
+
+static int append_track_ids(sd_bus_message *message, const sp_mpris *mpris) {
+    int r = sd_bus_message_open_container(message, 'a', "o");
+    if (r < 0) return r;
+    for (size_t index = 0; index < mpris->track_count; index++)
+        if ((r = sd_bus_message_append(message, "o", mpris->track_ids[index])) < 0) return r;
+    return sd_bus_message_close_container(message);
+}
+
+static int tracklist_property(sd_bus *bus, const char *path, const char *interface, const char *property,
+                              sd_bus_message *reply, void *userdata, sd_bus_error *error) {
+    if (strcmp(property, "Tracks") == 0) return append_track_ids(reply, userdata);
+    return sd_bus_message_append(reply, "b", 1);  // CanEditTracks
+}
+
+static const sd_bus_vtable tracklist_vtable[] = {
+    SD_BUS_VTABLE_START(0),
+    SD_BUS_METHOD("GetTracksMetadata", "ao", "aa{sv}", method_get_tracks_metadata, SD_BUS_VTABLE_UNPRIVILEGED),
+    SD_BUS_METHOD("AddTrack", "sob", "", method_add_track, SD_BUS_VTABLE_UNPRIVILEGED),
+    SD_BUS_METHOD("RemoveTrack", "o", "", method_remove_track, SD_BUS_VTABLE_UNPRIVILEGED),
+    SD_BUS_METHOD("GoTo", "o", "", method_go_to, SD_BUS_VTABLE_UNPRIVILEGED),
+    SD_BUS_SIGNAL("TrackListReplaced", "aoo", 0),
+    SD_BUS_SIGNAL("TrackAdded", "a{sv}o", 0),
+    SD_BUS_SIGNAL("TrackRemoved", "o", 0),
+    SD_BUS_SIGNAL("TrackMetadataChanged", "oa{sv}", 0),
+    SD_BUS_PROPERTY("Tracks", "ao", tracklist_property, 0, SD_BUS_VTABLE_PROPERTY_EMITS_INVALIDATION),
+    SD_BUS_PROPERTY("CanEditTracks", "b", tracklist_property, 0, SD_BUS_VTABLE_PROPERTY_CONST),
+    SD_BUS_VTABLE_END,
+};
+
+static void free_tracks(sp_mpris *mpris) {
+    for (size_t index = 0; index < mpris->track_count; index++) {
+        free(mpris->track_ids[index]);
+        free(mpris->track_titles[index]);
+        free(mpris->track_urls[index]);
+    }
+    free(mpris->track_ids);
+    free(mpris->track_titles);
+    free(mpris->track_urls);
+    mpris->track_ids = mpris->track_titles = mpris->track_urls = NULL;
+    mpris->track_count = 0;
+}
+
+int sp_mpris_set_tracks(sp_mpris *mpris, const char *const *ids, const char *const *titles, const char *const *urls,
+                        size_t count) {
+    free_tracks(mpris);
+    if (count == 0) return 0;
+    mpris->track_ids = calloc(count, sizeof(char *));
+    mpris->track_titles = calloc(count, sizeof(char *));
+    mpris->track_urls = calloc(count, sizeof(char *));
+    if (!mpris->track_ids || !mpris->track_titles || !mpris->track_urls) {
+        free(mpris->track_ids);
+        free(mpris->track_titles);
+        free(mpris->track_urls);
+        mpris->track_ids = mpris->track_titles = mpris->track_urls = NULL;
+        return -ENOMEM;
+    }
+    mpris->track_count = count;
+    for (size_t index = 0; index < count; index++) {
+        mpris->track_ids[index] = copy(ids[index]);
+        mpris->track_titles[index] = copy(titles[index]);
+        mpris->track_urls[index] = copy(urls[index]);
+    }
+    return 0;
+}
+
+int sp_mpris_emit_track_list_replaced(sp_mpris *mpris) {
+    sd_bus_message *signal = NULL;
+    int r = sd_bus_message_new_signal(mpris->bus, &signal, MPRIS_PATH, TRACKLIST_INTERFACE, "TrackListReplaced");
+    if (r < 0) return r;
+    if ((r = append_track_ids(signal, mpris)) >= 0 &&
+        (r = sd_bus_message_append(signal, "o", mpris->state.track_id ? mpris->state.track_id : NO_TRACK)) >= 0)
+        r = sd_bus_send(mpris->bus, signal, NULL);
+    sd_bus_message_unref(signal);
+    if (r < 0) return r;
+    return sd_bus_emit_properties_changed(mpris->bus, MPRIS_PATH, TRACKLIST_INTERFACE, "Tracks", NULL);
+}
+
 // MARK: Life
 
 int sp_mpris_attach(sd_bus *bus, const sp_mpris_callbacks *callbacks, const char *identity, sp_mpris **out) {
@@ -217,6 +374,9 @@ int sp_mpris_attach(sd_bus *bus, const sp_mpris_callbacks *callbacks, const char
     int r = sd_bus_add_object_vtable(bus, &mpris->root_slot, MPRIS_PATH, ROOT_INTERFACE, root_vtable, mpris);
     if (r >= 0)
         r = sd_bus_add_object_vtable(bus, &mpris->player_slot, MPRIS_PATH, PLAYER_INTERFACE, player_vtable, mpris);
+    if (r >= 0)
+        r = sd_bus_add_object_vtable(bus, &mpris->tracklist_slot, MPRIS_PATH, TRACKLIST_INTERFACE, tracklist_vtable,
+                                     mpris);
     if (r < 0) {
         sp_mpris_free(mpris);
         return r;
@@ -256,10 +416,12 @@ int sp_mpris_emit_seeked(sp_mpris *mpris, int64_t position_us) {
 
 void sp_mpris_free(sp_mpris *mpris) {
     if (!mpris) return;
+    sd_bus_slot_unref(mpris->tracklist_slot);
     sd_bus_slot_unref(mpris->player_slot);
     sd_bus_slot_unref(mpris->root_slot);
     sd_bus_unref(mpris->bus);
     free_state(&mpris->state);
+    free_tracks(mpris);
     free(mpris->identity);
     free(mpris);
 }

@@ -120,9 +120,30 @@ final class MPRISBusConnection {
             can_go_next: snapshot.canGoNext ? 1 : 0, can_go_previous: snapshot.canGoPrevious ? 1 : 0,
             can_play: snapshot.canPlay ? 1 : 0, can_pause: snapshot.canPause ? 1 : 0, can_seek: snapshot.canSeek ? 1 : 0)
         sp_mpris_set_state(object, &state)
+        if changes.contains(.trackList) { setTracks(snapshot.tracks) }
         // The first values are published before the name is taken: no client is told of them.
-        if published != nil { sp_mpris_emit_changed(object, changes.rawValue) }
+        if published != nil {
+            sp_mpris_emit_changed(object, changes.rawValue)
+            if changes.contains(.trackList) { sp_mpris_emit_track_list_replaced(object) }
+        }
         published = snapshot
+    }
+
+    /// Hands the track list to the shim, which copies it.
+    private func setTracks(_ tracks: [MPRISTrack]) {
+        let ids = tracks.map { strdup($0.id) }
+        let titles = tracks.map { $0.title.flatMap { strdup($0) } }
+        let urls = tracks.map { strdup($0.url) }
+        defer { for string in ids + titles + urls { free(string) } }
+        let set = ids.map { UnsafePointer($0) }.withUnsafeBufferPointer { idPointers in
+            titles.map { $0.map { UnsafePointer($0) } }.withUnsafeBufferPointer { titlePointers in
+                urls.map { UnsafePointer($0) }.withUnsafeBufferPointer { urlPointers in
+                    sp_mpris_set_tracks(object, idPointers.baseAddress, titlePointers.baseAddress, urlPointers.baseAddress,
+                                        tracks.count)
+                }
+            }
+        }
+        if set < 0 { logger.warning("MPRIS: the track list could not be set (\(Self.message(set)))") }
     }
 
     private func close() {
@@ -151,6 +172,23 @@ final class MPRISBusConnection {
                 return Int32(SP_MPRIS_INVALID_ARGUMENT.rawValue)
             }
             player.play(location)
+            return Int32(SP_MPRIS_DONE.rawValue)
+        case SP_MPRIS_ADD_TRACK:
+            // The shim found the position: the index to insert at, and whether it plays at once.
+            guard let location = try? MediaLocation(parsing: text ?? "") else {
+                return Int32(SP_MPRIS_INVALID_ARGUMENT.rawValue)
+            }
+            let index = min(Int(value >> 1), player.queue.count)
+            _ = player.insert(location, at: index)
+            if value & 1 != 0 { player.play(itemAt: index) }
+            publish()
+            return Int32(SP_MPRIS_DONE.rawValue)
+        case SP_MPRIS_REMOVE_TRACK:
+            player.remove(at: Int(value))
+            publish()
+            return Int32(SP_MPRIS_DONE.rawValue)
+        case SP_MPRIS_GO_TO:
+            player.play(itemAt: Int(value))
             return Int32(SP_MPRIS_DONE.rawValue)
         case SP_MPRIS_RAISE, SP_MPRIS_QUIT:
             // CanRaise and CanQuit are false: the specification asks these to do nothing.

@@ -14,7 +14,9 @@ import Synchronization
 /// playback status, metadata (track id, length, title, artist, album, track number, URL, and the
 /// cover as `mpris:artUrl`, a file the service writes), position, volume
 /// (read and write), rate (1.0 only) and the `Can*` flags; Play, Pause, PlayPause, Stop, Next,
-/// Previous, Seek, SetPosition and OpenUri; the `Seeked` and `PropertiesChanged` signals.
+/// Previous, Seek, SetPosition and OpenUri; the `Seeked` and `PropertiesChanged` signals. The
+/// queue is `org.mpris.MediaPlayer2.TrackList`: `Tracks`, GetTracksMetadata, AddTrack,
+/// RemoveTrack and GoTo, and `TrackListReplaced` whenever it changes.
 ///
 /// The bus connection lives on a thread of its own (sd-bus, which is not thread-safe, is used
 /// on that thread only); commands from clients run there. ``MPRISService/stop()`` (or releasing the

@@ -31,6 +31,8 @@ struct MPRISSnapshot: Sendable, Equatable {
     var canPlay: Bool
     var canPause: Bool
     var canSeek: Bool
+    /// The queue as `org.mpris.MediaPlayer2.TrackList` shows it.
+    var tracks: [MPRISTrack]
 
     /// - Parameter artURL: where the cover in `view`'s metadata was written, if it was.
     init(_ view: MPRISPlayerView, artURL: String? = nil) {
@@ -51,6 +53,7 @@ struct MPRISSnapshot: Sendable, Equatable {
         canPlay = item != nil || view.queueCount > 0
         canPause = canPlay
         canSeek = item != nil && length != nil
+        tracks = view.queue.map { MPRISTrack(id: Self.trackID($0), title: Self.fileName(of: $0.location), url: Self.url(of: $0.location)) }
     }
 
     /// The MPRIS status of a player state: buffering counts as playing, as in other players.
@@ -80,6 +83,7 @@ struct MPRISSnapshot: Sendable, Equatable {
         if canPlay != old.canPlay { changes.insert(.canPlay) }
         if canPause != old.canPause { changes.insert(.canPause) }
         if canSeek != old.canSeek { changes.insert(.canSeek) }
+        if tracks != old.tracks { changes.insert(.trackList) }
         return changes
     }
 
@@ -127,6 +131,16 @@ struct MPRISChanges: OptionSet, Sendable {
     static let canPlay = MPRISChanges(rawValue: UInt32(SP_MPRIS_CHANGED_CAN_PLAY))
     static let canPause = MPRISChanges(rawValue: UInt32(SP_MPRIS_CHANGED_CAN_PAUSE))
     static let canSeek = MPRISChanges(rawValue: UInt32(SP_MPRIS_CHANGED_CAN_SEEK))
+    /// The track list, which is signalled by TrackListReplaced.
+    static let trackList = MPRISChanges(rawValue: UInt32(SP_MPRIS_CHANGED_TRACK_LIST))
     static let all: MPRISChanges = [.playbackStatus, .metadata, .volume, .canGoNext, .canGoPrevious, .canPlay,
-                                    .canPause, .canSeek]
+                                    .canPause, .canSeek, .trackList]
+}
+
+/// A queue item as the track list shows it: its id, and the title and URL known before it plays
+/// (the current track's tags come from the Player's metadata).
+struct MPRISTrack: Equatable, Sendable {
+    let id: String
+    let title: String?
+    let url: String
 }

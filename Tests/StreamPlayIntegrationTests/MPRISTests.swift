@@ -108,6 +108,74 @@ struct MPRISTests {
         #expect(player.state == .idle)
     }
 
+    /// Calls `member` on the player's object with dbus-send; returns the printed reply.
+    @discardableResult
+    static func dbusSend(_ name: String, _ member: String, _ arguments: [String]) throws -> String {
+        try Shell.run("dbus-send", ["--session", "--print-reply", "--dest=org.mpris.MediaPlayer2.\(name)",
+                                    "/org/mpris/MediaPlayer2", member] + arguments)
+    }
+
+    /// The TrackList's Tracks property: the object paths, in order.
+    static func trackIDs(_ name: String) throws -> [String] {
+        let reply = try dbusSend(name, "org.freedesktop.DBus.Properties.Get",
+                                 ["string:org.mpris.MediaPlayer2.TrackList", "string:Tracks"])
+        return reply.split(separator: "\n").compactMap { line in
+            guard line.contains("object path") else { return nil }
+            return line.split(separator: "\"").dropFirst().first.map(String.init)
+        }
+    }
+
+    @Test func trackListShowsAndEditsTheQueue() async throws {
+        _ = try TestEnvironment.value("DBUS_SESSION_BUS_ADDRESS")
+        let base = try TestEnvironment.http()
+        let player = Player(configuration: PlayerConfiguration(output: .pulseAudio(sink: try TestEnvironment.pulseSink())))
+        let name = "streamplaytracks\(getpid())"
+        let service = try MPRISService(player: player, name: name, artworkDirectory: TestEnvironment.temporaryPath("artwork"))
+        defer {
+            service.stop()
+            player.stop()
+        }
+        let replaced = try SignalMonitor(member: "TrackListReplaced", interface: "org.mpris.MediaPlayer2.TrackList")
+        defer { replaced.stop() }
+        player.play(try ["a", "b", "c"].map { try MediaLocation(parsing: "\(base)/tagged/song-\($0).mp3") })
+        try await player.wait(for: "playing", within: 10) { $0.state == .playing }
+
+        let has = try Self.dbusSend(name, "org.freedesktop.DBus.Properties.Get", ["string:org.mpris.MediaPlayer2", "string:HasTrackList"])
+        #expect(has.contains("boolean true"), "HasTrackList: \(has)")
+        let ids = try Self.trackIDs(name)
+        #expect(ids.count == 3, "Tracks: \(ids)")
+        try #require(ids.count == 3)
+        // The current track with its tags, the others by their file names, in the queue's order.
+        try await Self.eventually("Song A's tags") {
+            try Self.dbusSend(name, "org.mpris.MediaPlayer2.TrackList.GetTracksMetadata",
+                              ["array:objpath:" + ids.joined(separator: ",")]).contains("Song A")
+        }
+        let metadata = try Self.dbusSend(name, "org.mpris.MediaPlayer2.TrackList.GetTracksMetadata",
+                                         ["array:objpath:" + ids.joined(separator: ",")])
+        let songA = try #require(metadata.range(of: "Song A")), songB = try #require(metadata.range(of: "song-b.mp3"))
+        let songC = try #require(metadata.range(of: "song-c.mp3"))
+        #expect(songA.lowerBound < songB.lowerBound && songB.lowerBound < songC.lowerBound)
+
+        // GoTo plays a track; RemoveTrack and AddTrack edit the queue.
+        try Self.dbusSend(name, "org.mpris.MediaPlayer2.TrackList.GoTo", ["objpath:\(ids[2])"])
+        try await Self.eventually("Song C") { try Self.playerctl(name, "metadata", "xesam:title") == "Song C" }
+        try Self.dbusSend(name, "org.mpris.MediaPlayer2.TrackList.RemoveTrack", ["objpath:\(ids[0])"])
+        try await Self.eventually("the first track removed") { try Self.trackIDs(name) == [ids[1], ids[2]] }
+        try Self.dbusSend(name, "org.mpris.MediaPlayer2.TrackList.AddTrack",
+                          ["string:\(base)/tagged/song-a.mp3", "objpath:\(ids[2])", "boolean:false"])
+        try await Self.eventually("a track added at the end") { try Self.trackIDs(name).count == 3 }
+        let added = try #require(try Self.trackIDs(name).last)
+        #expect(try Self.dbusSend(name, "org.mpris.MediaPlayer2.TrackList.GetTracksMetadata", ["array:objpath:\(added)"])
+            .contains("\(base)/tagged/song-a.mp3"))
+        #expect(player.currentIndex == 1, "Song C plays on, now second")
+        #expect(throws: Shell.Failure.self) {
+            try Self.dbusSend(name, "org.mpris.MediaPlayer2.TrackList.GoTo", ["objpath:/org/streamplay/track/999999"])
+        }
+        try await Self.eventually("TrackListReplaced signals") {
+            replaced.output.components(separatedBy: "member=TrackListReplaced").count - 1 >= 2
+        }
+    }
+
     @Test func aSecondServiceTakesAnInstanceName() async throws {
         _ = try TestEnvironment.value("DBUS_SESSION_BUS_ADDRESS")
         let name = "streamplaytwice\(getpid())"
@@ -143,19 +211,19 @@ struct MPRISTests {
     }
 }
 
-/// dbus-monitor watching one signal of the MPRIS Player interface on the session bus.
+/// dbus-monitor watching one signal of an MPRIS interface (the Player's unless told) on the session bus.
 final class SignalMonitor {
     private let process: Process
     private let path: String
 
-    init(member: String) throws {
+    init(member: String, interface: String = "org.mpris.MediaPlayer2.Player") throws {
         path = TestEnvironment.temporaryPath("dbus-monitor.txt")
         _ = FileManager.default.createFile(atPath: path, contents: nil)
         process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         // Line-buffered, so that what it saw is in the file while it runs.
         process.arguments = ["stdbuf", "-oL", "dbus-monitor", "--session",
-                             "type='signal',interface='org.mpris.MediaPlayer2.Player',member='\(member)'"]
+                             "type='signal',interface='\(interface)',member='\(member)'"]
         process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
         process.standardError = FileHandle.nullDevice
         try process.run()

@@ -2,24 +2,43 @@ import Foundation
 import Testing
 @testable import StreamPlay
 
-/// A sound server that goes away mid-play: the test PulseAudio daemon is killed (as a crash
-/// would) and started again with the same socket and sink. Within the reconnect timeout the play
-/// goes on where it was heard; past it, it fails with the typed error.
+/// A sound server that goes away mid-play: the test PulseAudio daemon, or PipeWire's three
+/// programs, killed (as a crash would) and started again with the same socket and sink. Within
+/// the reconnect timeout the play goes on where it was heard; past it, it fails with the typed
+/// error.
 @Suite("Sound server restart", .serialized, .needsTestServers)
 struct SoundServerRestartTests {
     /// Runs `scripts/test-servers.sh COMMAND DIR` on the servers of this test run.
+    static func servers(_ command: String, _ server: SoundServer) throws {
+        try servers("\(command)-\(server.scriptName)")
+    }
+
     static func servers(_ command: String) throws {
         let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
             .appendingPathComponent("../../scripts/test-servers.sh").standardized.path
-        try Shell.run("bash", [script, command, try TestEnvironment.value("STREAMPLAY_TEST_SERVERS_DIR")])
+        let arguments = ["bash", script, command, try TestEnvironment.value("STREAMPLAY_TEST_SERVERS_DIR")]
+        // posix_spawn and waitpid, not Process: the daemons the script starts keep descriptors
+        // they inherit, and Process waits for those to close (PipeWire's never do).
+        let argv = arguments.map { strdup($0) } + [nil]
+        defer { for argument in argv { free(argument) } }
+        var pid: pid_t = 0
+        guard posix_spawnp(&pid, "bash", nil, nil, argv, environ) == 0 else {
+            throw Shell.Failure(description: "cannot run \(arguments.joined(separator: " "))")
+        }
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        guard status == 0 else {
+            throw Shell.Failure(description: "\(arguments.joined(separator: " ")) failed (wait status \(status))")
+        }
     }
 
-    @Test("the server comes back within the timeout: the play goes on where it was heard, to the end")
-    func serverComesBack() async throws {
+    @Test("the server comes back within the timeout: the play goes on where it was heard, to the end",
+          arguments: SoundServer.all)
+    func serverComesBack(server: SoundServer) async throws {
         let file = "cbr-44k-stereo.mp3"
         let reference = try ReferenceAudio(file)
-        let sink = try TestEnvironment.pulseSink()
-        var configuration = PlayerConfiguration(output: .pulseAudio(sink: sink))
+        let sink = try server.sink()
+        var configuration = PlayerConfiguration(output: try server.output())
         configuration.soundServerReconnectTimeout = 10
         let player = Player(configuration: configuration)
         let events = EventLog(player)
@@ -27,13 +46,13 @@ struct SoundServerRestartTests {
         player.play("\(try TestEnvironment.http())/\(file)")
         try await player.wait(for: "2 s played", within: 10) { ($0.position ?? 0) >= 2 }
 
-        try Self.servers("kill-pulse")
+        try Self.servers("kill", server)
         let killedAt = try #require(player.position)
         try await Task.sleep(for: .milliseconds(700))
         // While the server is away nothing is heard, and the position does not run on.
         #expect(abs((player.position ?? 0) - killedAt) < 0.1, "the position ran on without a server: \(player.position ?? 0) s")
-        try Self.servers("start-pulse")
-        let recorder = MonitorRecorder(sink: sink)
+        try Self.servers("start", server)
+        let recorder = MonitorRecorder(sink: sink, server: try server.address())
         try await recorder.start()
         try await player.wait(for: "playing again", within: 10) { ($0.position ?? 0) >= killedAt + 1 }
         let heardFrom = try #require(player.position)
@@ -54,16 +73,17 @@ struct SoundServerRestartTests {
                 "the track after the restart stops at frame \(landed + rest) of \(reference.frameCount); stretches (recording frame, track frame): \(SeekTests.segments(of: recording, in: reference).map { "\($0.output)→\($0.track)" }), first sound at \(first), killed at \(killedAt) s")
     }
 
-    @Test("the server does not come back within the timeout: soundServerUnavailable, promptly")
-    func serverStaysAway() async throws {
-        var configuration = PlayerConfiguration(output: .pulseAudio(sink: try TestEnvironment.pulseSink()))
+    @Test("the server does not come back within the timeout: soundServerUnavailable, promptly",
+          arguments: SoundServer.all)
+    func serverStaysAway(server: SoundServer) async throws {
+        var configuration = PlayerConfiguration(output: try server.output())
         configuration.soundServerReconnectTimeout = 1
         let player = Player(configuration: configuration)
         defer { player.stop() }
         player.play("\(try TestEnvironment.http())/cbr-44k-stereo.mp3")
         try await player.wait(for: "1 s played", within: 10) { ($0.position ?? 0) >= 1 }
-        try Self.servers("kill-pulse")
-        defer { try? Self.servers("start-pulse") }
+        try Self.servers("kill", server)
+        defer { try? Self.servers("start", server) }
         let killed = ContinuousClock.now
         let final = try await player.finish(within: 10)
         guard case .failed(let error) = final, error.code == .soundServerUnavailable else {

@@ -92,6 +92,20 @@ import Testing
         #expect(MPRISSnapshot(view, artURL: "file:///cover.png").changes(since: before) == .metadata)
     }
 
+    @Test func theQueueIsTheTrackList() throws {
+        let queue = [try item(1, "/music/a%20b.mp3"), try item(2, "/music/c.flac")]
+        let view = MPRISPlayerView(state: .playing, currentIndex: 0, queueCount: 2, queue: queue, item: queue[0])
+        let snapshot = MPRISSnapshot(view)
+        #expect(snapshot.tracks.map(\.id) == ["/org/streamplay/track/1", "/org/streamplay/track/2"])
+        #expect(snapshot.tracks.map(\.title) == ["a b.mp3", "c.flac"])
+        #expect(snapshot.tracks[1].url == "file:///music/c.flac")
+        var shorter = view
+        shorter.queue = [queue[0]]
+        shorter.queueCount = 1
+        #expect(MPRISSnapshot(shorter).changes(since: snapshot).contains(.trackList))
+        #expect(!MPRISSnapshot(view).changes(since: snapshot).contains(.trackList))
+    }
+
     @Test func coverFilesAreNamedByContentAndType() throws {
         let png = try #require(Artwork(data: [0x89, 0x50, 0x4E, 0x47, 1, 2], mimeType: "image/png"))
         let other = try #require(Artwork(data: [0x89, 0x50, 0x4E, 0x47, 1, 3], mimeType: "image/png"))

@@ -4,6 +4,7 @@
 // the bus (the MPRIS service's own thread); nothing here takes a lock.
 // sd-bus.h is read by this module and by CSystemd's, each textually, so a Swift file that
 // imports one imports the other too (see CStreamPlayShim.h for why).
+#include <stddef.h>
 #include <stdint.h>
 #include <systemd/sd-bus.h>
 
@@ -20,6 +21,9 @@ typedef enum sp_mpris_command {
     SP_MPRIS_OPEN_URI,      // text: the URI
     SP_MPRIS_RAISE,
     SP_MPRIS_QUIT,
+    SP_MPRIS_ADD_TRACK,     // text: the URI; value: (index to insert at) << 1 | set as current
+    SP_MPRIS_REMOVE_TRACK,  // value: the track's index
+    SP_MPRIS_GO_TO,         // value: the track's index
 } sp_mpris_command;
 
 /// What a command callback answers.
@@ -39,6 +43,8 @@ enum {
     SP_MPRIS_CHANGED_CAN_PLAY = 1 << 5,
     SP_MPRIS_CHANGED_CAN_PAUSE = 1 << 6,
     SP_MPRIS_CHANGED_CAN_SEEK = 1 << 7,
+    /// Not a Player property: the track list (Swift sets it and emits TrackListReplaced).
+    SP_MPRIS_CHANGED_TRACK_LIST = 1 << 8,
 };
 
 /// The property values, as Swift last set them. Strings may be NULL (absent); the shim copies them.
@@ -70,7 +76,8 @@ typedef struct sp_mpris_callbacks {
 
 typedef struct sp_mpris sp_mpris;
 
-/// Publishes the object /org/mpris/MediaPlayer2 on `bus`. Returns 0 or a negative errno.
+/// Publishes the object /org/mpris/MediaPlayer2 (the root, Player and TrackList interfaces) on
+/// `bus`. Returns 0 or a negative errno.
 int sp_mpris_attach(sd_bus *bus, const sp_mpris_callbacks *callbacks, const char *identity, sp_mpris **out);
 /// Replaces the property values (copied).
 void sp_mpris_set_state(sp_mpris *mpris, const sp_mpris_state *state);
@@ -78,6 +85,12 @@ void sp_mpris_set_state(sp_mpris *mpris, const sp_mpris_state *state);
 int sp_mpris_emit_changed(sp_mpris *mpris, unsigned mask);
 /// Emits the Seeked signal.
 int sp_mpris_emit_seeked(sp_mpris *mpris, int64_t position_us);
+/// Replaces the track list (copied): `count` tracks' ids (object paths), titles and URLs
+/// (either may be NULL). Returns 0 or -ENOMEM.
+int sp_mpris_set_tracks(sp_mpris *mpris, const char *const *ids, const char *const *titles, const char *const *urls,
+                        size_t count);
+/// Emits TrackListReplaced, and PropertiesChanged invalidating Tracks.
+int sp_mpris_emit_track_list_replaced(sp_mpris *mpris);
 /// Removes the object and frees `mpris` (not the bus).
 void sp_mpris_free(sp_mpris *mpris);
 

@@ -7,13 +7,15 @@ struct SoundServer: Sendable, CustomStringConvertible {
     /// The environment variables holding the server's address and its null sink's name.
     let addressVariable: String
     let sinkVariable: String
+    /// Its name in `scripts/test-servers.sh kill-NAME` and `start-NAME`.
+    let scriptName: String
 
     var description: String { name }
 
     static let pulseAudio = SoundServer(name: "PulseAudio", addressVariable: "PULSE_SERVER",
-                                        sinkVariable: "STREAMPLAY_TEST_PULSE_SINK")
+                                        sinkVariable: "STREAMPLAY_TEST_PULSE_SINK", scriptName: "pulse")
     static let pipeWire = SoundServer(name: "PipeWire", addressVariable: "STREAMPLAY_TEST_PIPEWIRE_SERVER",
-                                      sinkVariable: "STREAMPLAY_TEST_PIPEWIRE_SINK")
+                                      sinkVariable: "STREAMPLAY_TEST_PIPEWIRE_SINK", scriptName: "pipewire")
     static let all = [pulseAudio, pipeWire]
 
     /// The server's address, e.g. `unix:/path/native`.
