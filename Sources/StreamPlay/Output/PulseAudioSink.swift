@@ -13,8 +13,8 @@ import Synchronization
 /// and only signal.
 ///
 /// When the server goes away mid-play (a restart, a crash), a write reconnects for up to the
-/// reconnect timeout, then writes again what the old server held unplayed (kept in a
-/// ``PlaybackHistory``), so the play goes on where it was heard. A server that does not come
+/// reconnect timeout, then writes again what the old server held unplayed (the sink keeps the
+/// last audio it wrote), so the play goes on where it was heard. A server that does not come
 /// back in time is `soundServerUnavailable`, as a server that was never there.
 public final class PulseAudioSink: AudioSink, @unchecked Sendable {
     private let server: String?
@@ -56,11 +56,17 @@ public final class PulseAudioSink: AudioSink, @unchecked Sendable {
     #endif
     private let underflows = Atomic<Int>(0)
 
-    /// Creates a sink for `server` (nil: `PULSE_SERVER` or the default) and `sinkName` (nil: the
-    /// default sink). Nothing connects until the first ``open(format:)``.
+    /// Creates a sink. Nothing connects until the first ``open(format:)``.
     ///
-    /// - Parameter reconnectTimeout: seconds a server that goes away mid-play may take to come
-    ///   back before writes fail (0: they fail at once).
+    /// - Parameters:
+    ///   - server: the server, as in `PULSE_SERVER` (nil: `PULSE_SERVER` or the default).
+    ///   - sinkName: the sink to play on (nil: the server's default sink).
+    ///   - applicationName: the name the server shows for the stream.
+    ///   - targetLatency: seconds of audio the server is asked to keep queued.
+    ///   - prebuffer: seconds queued before the server starts playing (at most half of
+    ///     `targetLatency`).
+    ///   - reconnectTimeout: seconds a server that goes away mid-play may take to come back
+    ///     before writes fail (0: they fail at once).
     public init(server: String? = nil, sinkName: String? = nil, applicationName: String = "StreamPlay",
                 targetLatency: Double = 0.2, prebuffer: Double = 0.05, reconnectTimeout: Double = 5) {
         self.server = server
