@@ -151,6 +151,14 @@ final class EventReporter: Sendable {
             if let url = metadata.url { object["url"] = .string(url) }
             if let artist = metadata.artist { object["artist"] = .string(artist) }
             if let album = metadata.album { object["album"] = .string(album) }
+            if let gain = metadata.replayGain {
+                object["replayGain"] = round3(gain.appliedGain)
+                object["replayGainTag"] = round3(gain.tagGain)
+                object["replayGainScope"] = .string(gain.scope.rawValue)
+                object["replayGainSource"] = .string(gain.source.rawValue)
+                object["replayGainLimited"] = .bool(gain.limitedByPeak)
+                if let peak = gain.peak { object["replayGainPeak"] = .number(peak) }
+            }
             return object
         }
     }

@@ -5,6 +5,7 @@ enum JSONValue: Encodable {
     case string(String)
     case number(Double)
     case integer(Int)
+    case bool(Bool)
 
     func encode(to encoder: any Encoder) throws {
         var container = encoder.singleValueContainer()
@@ -12,6 +13,7 @@ enum JSONValue: Encodable {
         case .string(let value): try container.encode(value)
         case .number(let value): try container.encode(value)
         case .integer(let value): try container.encode(value)
+        case .bool(let value): try container.encode(value)
         }
     }
 
@@ -37,6 +39,7 @@ extension JSONValue {
         case .string(let value): value
         case .number(let value): "\(value)"
         case .integer(let value): "\(value)"
+        case .bool(let value): "\(value)"
         }
     }
 }

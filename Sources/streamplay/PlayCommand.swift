@@ -38,6 +38,17 @@ struct PlayCommand: AsyncParsableCommand {
     @Option(help: "Volume in percent (100 leaves samples unchanged).")
     var volume: Double = 100
 
+    @Option(help: ArgumentHelp("ReplayGain: off, track or album (each falls back to the other's gain).",
+                               valueName: "mode"))
+    var replaygain: ReplayGainChoice = .off
+
+    @Option(help: ArgumentHelp("Decibels added to every ReplayGain applied.", valueName: "dB"))
+    var replaygainPreamp: Double = 0
+
+    @Flag(inversion: .prefixedNo,
+          help: "Lower a ReplayGain that would clip the track's peak (its peak tag) to full scale.")
+    var replaygainClippingPrevention = true
+
     @Option(help: "Trust the certificate authorities in this PEM file instead of the system's.")
     var caFile: String?
 
@@ -54,12 +65,17 @@ struct PlayCommand: AsyncParsableCommand {
         guard !inputs.isEmpty else { throw ValidationError("Give at least one URL or path.") }
         guard volume.isFinite, (0...1600).contains(volume) else { throw ValidationError("--volume must be from 0 to 1600.") }
         if let length, length.seconds <= 0 { throw ValidationError("--length must be more than 0.") }
+        guard replaygainPreamp.isFinite, (-60...60).contains(replaygainPreamp) else {
+            throw ValidationError("--replaygain-preamp must be from -60 to 60 dB.")
+        }
     }
 
     func run() async throws {
         LogSetup.bootstrap(verbose: verbose)
         var configuration = PlayerConfiguration(output: output.audioOutput)
         configuration.caCertificatesPath = caFile
+        configuration.replayGain = ReplayGainSettings(mode: replaygain.mode, preamp: replaygainPreamp,
+                                                      preventsClipping: replaygainClippingPrevention)
         let player = Player(configuration: configuration)
         player.volume = volume / 100
         let mpris = MPRISPublishing.start(player: player, verbose: verbose)

@@ -29,6 +29,12 @@ protocol AudioDecoder: AnyObject {
     /// The track's names from its container's tags (Vorbis comments, MP4 `ilst`), once the
     /// container is read; `nil` when it has none or the decoder does not read tags.
     var tags: StreamMetadata? { get }
+    /// The ReplayGain the decoder applies to its audio (see ``ReplayGainSettings``), known once
+    /// the format is; `nil` when the settings turn it off or the track states no gain.
+    var replayGain: ReplayGainAdjustment? { get }
+    /// ReplayGain values from a tag the session read outside the decoder (an ID3v2 tag in front
+    /// of the stream): they win over the decoder's own sources. Called before the first audio.
+    func useReplayGain(fromTag values: ReplayGainValues)
     /// Bytes the caller's PCM buffer should hold: at least one frame's worth.
     var preferredBufferSize: Int { get }
 

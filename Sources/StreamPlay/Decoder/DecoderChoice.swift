@@ -8,6 +8,8 @@ final class DecoderChoice: AudioDecoder {
     private(set) var current: any AudioDecoder
     /// Told before the choice is made, and passed on to the decoder chosen.
     private var inputLength: Int?
+    /// ReplayGain values of a tag in front of the stream, passed on to the decoder chosen.
+    private var tagReplayGain: ReplayGainValues?
 
     init(_ initial: any AudioDecoder) {
         current = initial
@@ -17,6 +19,7 @@ final class DecoderChoice: AudioDecoder {
     func choose(_ decoder: any AudioDecoder) {
         current = decoder
         if let inputLength { decoder.setInputLength(inputLength) }
+        if let tagReplayGain { decoder.useReplayGain(fromTag: tagReplayGain) }
     }
 
     var format: AudioFormat? { current.format }
@@ -27,6 +30,12 @@ final class DecoderChoice: AudioDecoder {
     var searchesForFrames: Bool { current.searchesForFrames }
     var tags: StreamMetadata? { current.tags }
     var inputPosition: Int { current.inputPosition }
+    var replayGain: ReplayGainAdjustment? { current.replayGain }
+
+    func useReplayGain(fromTag values: ReplayGainValues) {
+        tagReplayGain = values
+        current.useReplayGain(fromTag: values)
+    }
 
     func feed(_ bytes: UnsafeRawBufferPointer) throws(PlayerError) { try current.feed(bytes) }
     func decode(into buffer: UnsafeMutableRawBufferPointer) throws(PlayerError) -> DecodeStep {

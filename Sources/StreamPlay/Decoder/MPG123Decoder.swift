@@ -19,6 +19,9 @@ final class MPG123Decoder: AudioDecoder {
     /// frames from there, and these turn its counts back into the track's.
     private var byteOrigin = 0
     private var frameOrigin = 0
+    private let replayGainSettings: ReplayGainSettings
+    /// The gain of the ID3v2 tag's `TXXX` frames, applied through mpg123's output scale.
+    private var tagAdjustment: ReplayGainAdjustment?
     /// Frames between two entries of the seek index made for constant-bitrate streams.
     private static let seekIndexStep = 8
     /// Entries of that index at most (a 10-hour CBR track still gets every 8th frame).
@@ -30,8 +33,11 @@ final class MPG123Decoder: AudioDecoder {
     /// The most bytes one ``feed(_:)`` passes (the session's input chunk).
     static let feedSize = 16 * 1024
 
-    init() throws(PlayerError) {
+    /// - Parameter replayGain: which ReplayGain to apply. Without a tag's values, the LAME
+    ///   header's are applied by libmpg123 itself (its RVA setting).
+    init(replayGain: ReplayGainSettings = ReplayGainSettings()) throws(PlayerError) {
         _ = Self.initialized
+        replayGainSettings = replayGain
         var error: Int32 = 0
         guard let handle = mpg123_new(nil, &error) else {
             throw .decodingFailed(reason: "mpg123_new: \(Self.describe(error))")
@@ -50,6 +56,13 @@ final class MPG123Decoder: AudioDecoder {
         // pool of them keep steady-state decoding free of allocations.
         mpg123_param2(handle, Int32(MPG123_FEEDBUFFER.rawValue), Self.feedSize, 0)
         mpg123_param2(handle, Int32(MPG123_FEEDPOOL.rawValue), 8, 0)
+        // ReplayGain scales inside libmpg123's synthesis, before its one rounding to 16 bits. Off,
+        // the output scale is never touched, so samples stay bit for bit as before.
+        if replayGain.mode != .off {
+            let rva = replayGain.mode == .album ? MPG123_RVA_ALBUM : MPG123_RVA_MIX
+            mpg123_param2(handle, Int32(MPG123_RVA.rawValue), Int(rva.rawValue), 0)
+            mpg123_volume(handle, ReplayGainValues.scale(forDecibels: replayGain.preamp))
+        }
         mpg123_format_none(handle)
         var rates: UnsafePointer<Int>?
         var count = 0
@@ -131,6 +144,26 @@ final class MPG123Decoder: AudioDecoder {
         default:
             throw .decodingFailed(reason: lastError)
         }
+    }
+
+    var replayGain: ReplayGainAdjustment? {
+        if let tagAdjustment { return tagAdjustment }
+        guard replayGainSettings.mode != .off, format != nil else { return nil }
+        // The LAME header's gain, if libmpg123 found one: it reports what it applies.
+        var base = 0.0, really = 0.0, rva = 0.0
+        guard mpg123_getvolume(handle, &base, &really, &rva) == MPG123_OK.rawValue, rva != 0, base > 0 else { return nil }
+        let applied = 20 * log10(really)
+        let limited = applied < rva + replayGainSettings.preamp - 0.01
+        return ReplayGainAdjustment(scope: replayGainSettings.mode, source: .lameHeader, tagGain: rva, peak: nil,
+                                    appliedGain: applied, limitedByPeak: limited)
+    }
+
+    func useReplayGain(fromTag values: ReplayGainValues) {
+        guard let adjustment = values.adjustment(for: replayGainSettings) else { return }
+        tagAdjustment = adjustment
+        // The tag wins over the LAME header: mpg123's own RVA is turned off.
+        mpg123_param2(handle, Int32(MPG123_RVA.rawValue), Int(MPG123_RVA_OFF.rawValue), 0)
+        mpg123_volume(handle, adjustment.scale)
     }
 
     var searchesForFrames: Bool { true }

@@ -36,6 +36,9 @@ extension PlaybackSession {
         var format: AudioFormat?
         /// Decoded audio before this frame is dropped (a seek that started at a segment's start).
         var discardBeforeFrame: Int?
+        /// The names of an ID3v2 tag read in front of the stream, reported again with the
+        /// ReplayGain once decoding starts.
+        var frontTag: StreamMetadata?
         /// The discontinuity the decoder last started afresh at.
         var passedDiscontinuity: Int?
         /// Where the current transfer's (this generation's) opening burst ended, and when: its

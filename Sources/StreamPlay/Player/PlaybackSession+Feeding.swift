@@ -113,7 +113,12 @@ extension PlaybackSession {
             // size (up to 256 MiB) comes from the network. What follows it is sniffed in turn.
             let tagEnd = heldStart + size
             // A bigger tag is read from the part at hand (text frames lead).
-            if let names = ID3TagReader.read(held.prefix(size)) { report(.metadata(names)) }
+            if var names = ID3TagReader.read(held.prefix(size)) {
+                if let gain = names.replayGainValues { decoder.useReplayGain(fromTag: gain) }
+                names.replayGainValues = nil
+                state.frontTag = names
+                if !names.isEmpty { report(.metadata(names)) }
+            }
             try decoder.restart(atByte: tagEnd, frame: 0)
             if size <= held.count {
                 state.sniffed = Array(held[size...])
@@ -137,7 +142,7 @@ extension PlaybackSession {
             guard let pump = state.pump else {
                 throw .unsupportedFormat(url: location.description, format: signature.description)
             }
-            let ffmpeg = FFmpegDecoder(container: signature, pump: pump)
+            let ffmpeg = FFmpegDecoder(container: signature, pump: pump, replayGain: configuration.replayGain)
             try ffmpeg.restart(atByte: heldStart, frame: 0)
             decoder.choose(ffmpeg)
             logger.debug("decoder", metadata: ["container": "\(signature)", "location": "\(location)"])

@@ -305,7 +305,7 @@ final class PlaybackSession: QueueSession, @unchecked Sendable {
                     state.endFrame = format.frames(forSeconds: startTime + length)
                 }
                 reportDuration(decoder: decoder, state: &state)
-                if let tags = decoder.tags { report(.metadata(tags)) }
+                reportTags(decoder: decoder, state: state)
                 if state.pendingSeek == nil { baseFrame.store(0, ordering: .releasing) }
                 decide { $0.firstAudioDecoded() }
             case .audio(let byteCount, let decodedFrame):
@@ -389,6 +389,6 @@ final class PlaybackSession: QueueSession, @unchecked Sendable {
     /// The decoder for this track: libmpg123 until the sniffer sees another container (see
     /// ``sniff(_:decoder:state:)``).
     func makeDecoder() throws(PlayerError) -> DecoderChoice {
-        DecoderChoice(try MPG123Decoder())
+        DecoderChoice(try MPG123Decoder(replayGain: configuration.replayGain))
     }
 }

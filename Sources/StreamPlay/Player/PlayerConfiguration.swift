@@ -45,6 +45,9 @@ public struct PlayerConfiguration: Sendable {
     /// declare) to choose. The best MP3 variant at or below it plays, or the lowest if none is;
     /// `nil` (the default) chooses the highest.
     public var hlsMaximumBandwidth: Int?
+    /// Which ReplayGain to apply, with what preamp, and whether the peak limits it. Off by
+    /// default; see ``ReplayGainSettings`` for each field's default.
+    public var replayGain = ReplayGainSettings()
     /// Where the engine logs; never with tokens or query strings.
     public var logger = Logger(label: "streamplay")
 

@@ -15,19 +15,27 @@ public struct StreamMetadata: Sendable, Equatable {
     public var trackNumber: Int?
     /// The cover picture the tags carry, up to ``Artwork/maximumSize``.
     public var artwork: Artwork?
+    /// The ReplayGain the track plays with, when ``PlayerConfiguration/replayGain`` asks for one
+    /// and the track states one; reported with the names once decoding starts.
+    public var replayGain: ReplayGainAdjustment?
+    /// The ReplayGain values a tag states, before the settings choose among them (internal:
+    /// the tag readers fill it, the session hands it to the decoder).
+    var replayGainValues: ReplayGainValues?
 
     /// Creates metadata.
     public init(title: String?, url: String? = nil, artist: String? = nil, album: String? = nil,
-                trackNumber: Int? = nil, artwork: Artwork? = nil) {
+                trackNumber: Int? = nil, artwork: Artwork? = nil, replayGain: ReplayGainAdjustment? = nil) {
         self.title = title
         self.url = url
         self.artist = artist
         self.album = album
         self.trackNumber = trackNumber
         self.artwork = artwork
+        self.replayGain = replayGain
     }
 
-    /// Whether nothing is named: no title, link, artist, album, number or picture.
+    /// Whether nothing is named: no title, link, artist, album, number or picture (a gain
+    /// names nothing).
     var isEmpty: Bool {
         title == nil && url == nil && artist == nil && album == nil && trackNumber == nil && artwork == nil
     }

@@ -9,6 +9,9 @@ import CFFmpeg
 /// the decoded frames, not the container's header (HE-AAC doubles its header's rate), and a
 /// change mid-stream (a chained Ogg) is reported as a new format.
 ///
+/// A ReplayGain is applied by the same converter, as a diagonal channel matrix computed in
+/// float, so the gain adds no second rounding.
+///
 /// All of it, the FFmpeg handles included, is confined to the decoder thread.
 final class FFmpegDecoder: AudioDecoder {
     /// The container the sniffer recognised; it picks the demuxer, so nothing is probed twice
@@ -39,6 +42,10 @@ final class FFmpegDecoder: AudioDecoder {
     private var reading = false
     private var damagedPackets = 0
     private var inputLength: Int?
+    private let replayGainSettings: ReplayGainSettings
+    /// Values of a tag in front of the stream (an ID3v2 tag the session skipped).
+    private var tagReplayGain: ReplayGainValues?
+    private(set) var replayGain: ReplayGainAdjustment?
 
     private enum Stage { case closed, decoding, draining, ended }
 
@@ -52,9 +59,10 @@ final class FFmpegDecoder: AudioDecoder {
     /// error codes, which the typed errors carry.
     private static let logSilenced: Void = av_log_set_level(AV_LOG_QUIET)
 
-    init(container: MediaSignature, pump: any DecoderInputPump) {
+    init(container: MediaSignature, pump: any DecoderInputPump, replayGain: ReplayGainSettings = ReplayGainSettings()) {
         _ = Self.logSilenced
         self.container = container
+        replayGainSettings = replayGain
         io = AVIOBridge(pump: pump)
         packet = av_packet_alloc()
         frame = av_frame_alloc()
@@ -100,6 +108,8 @@ final class FFmpegDecoder: AudioDecoder {
     var inputPosition: Int { io.position }
 
     func setInputLength(_ bytes: Int) { inputLength = bytes }
+
+    func useReplayGain(fromTag values: ReplayGainValues) { tagReplayGain = values }
 
     func feed(_ bytes: UnsafeRawBufferPointer) throws(PlayerError) {
         io.append(bytes)
@@ -234,6 +244,10 @@ final class FFmpegDecoder: AudioDecoder {
         guard status >= 0 else { throw failure("opening the \(String(cString: codec!.pointee.name)) decoder", status) }
         damagedPackets = 0
         tags = FFmpegTagReader.read(context, audio: stream)
+        if replayGainSettings.mode != .off {
+            let values = tagReplayGain ?? FFmpegReplayGainReader.read(context, audio: stream)
+            replayGain = values?.adjustment(for: replayGainSettings)
+        }
         return true
     }
 
@@ -388,8 +402,23 @@ final class FFmpegDecoder: AudioDecoder {
         }
         self.converter = converter
         guard result >= 0, let converter else { throw failure("setting up the sample converter", result) }
+        if let replayGain { try applyGain(replayGain.scale, channels: Int(frame.pointee.ch_layout.nb_channels), to: converter) }
         let initialised = swr_init(converter)
         guard initialised >= 0 else { throw failure("setting up the sample converter", initialised) }
+    }
+
+    /// Makes the converter multiply every channel by `scale` while it converts: a diagonal matrix
+    /// applied in float (FFmpeg would keep 16-bit input in integers), so samples are rounded to
+    /// 16 bits once, after the gain, and clipped there. Called while the converter is not
+    /// initialised; once per format, never per buffer.
+    private func applyGain(_ scale: Double, channels: Int, to converter: OpaquePointer) throws(PlayerError) {
+        swr_close(converter)
+        var matrix = [Double](repeating: 0, count: channels * channels)
+        for channel in 0..<channels { matrix[channel * channels + channel] = scale }
+        var status = av_opt_set_sample_fmt(UnsafeMutableRawPointer(converter), "internal_sample_fmt", AV_SAMPLE_FMT_FLTP, 0)
+        guard status >= 0 else { throw failure("setting up the ReplayGain", status) }
+        status = swr_set_matrix(converter, matrix, Int32(channels))
+        guard status >= 0 else { throw failure("setting up the ReplayGain", status) }
     }
 
     /// Fails a file that ends well before the length its header declares (a FLAC's

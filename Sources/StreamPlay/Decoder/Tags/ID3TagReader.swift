@@ -1,13 +1,15 @@
 /// Reads what an ID3v2 tag (versions 2.2, 2.3 and 2.4) says about the track: title, artist,
-/// album, track number and cover picture.
+/// album, track number and cover picture, and its ReplayGain values.
 ///
 /// Only the frames that name the track are read (`TIT2`, `TPE1`, `TALB`, `TRCK` and `APIC`, and
-/// `TT2`, `TP1`, `TAL`, `TRK` and `PIC` in 2.2); everything else is skipped. The bytes may be
+/// `TT2`, `TP1`, `TAL`, `TRK` and `PIC` in 2.2), and the `TXXX` (`TXX`) frames whose description
+/// is a `replaygain_*` key; everything else is skipped. The bytes may be
 /// only the start of the tag (a big tag is skipped, not held, and its size comes from the
 /// network): frames cut off at the end are ignored. Malformed input yields what could be read,
 /// never a crash.
 enum ID3TagReader {
-    /// What the tag at the start of `bytes` says, or `nil` when it names nothing.
+    /// What the tag at the start of `bytes` says, or `nil` when it names nothing and states no
+    /// ReplayGain.
     static func read(_ bytes: some Collection<UInt8>) -> StreamMetadata? {
         let tag = Array(bytes)
         guard tag.count >= 10, tag[0] == 0x49, tag[1] == 0x44, tag[2] == 0x33 else { return nil } // "ID3"
@@ -26,6 +28,7 @@ enum ID3TagReader {
         }
         var names = StreamMetadata(title: nil)
         var frontCover = false
+        var userText: [String: String] = [:]
         let idLength = version == 2 ? 3 : 4
         let headerLength = version == 2 ? 6 : 10
         while offset + headerLength <= body.count {
@@ -53,10 +56,13 @@ enum ID3TagReader {
                     names.artwork = picture
                     frontCover = type == 3
                 }
+            case "TXXX", "TXX":
+                if let (key, value) = userDefinedText(frame), key.hasPrefix("replaygain_") { userText[key] = value }
             default: break
             }
         }
-        return names.isEmpty ? nil : names
+        names.replayGainValues = ReplayGainValues(source: .id3v2) { userText[$0] }
+        return names.isEmpty && names.replayGainValues == nil ? nil : names
     }
 
     /// A frame's content, undone of 2.4's per-frame unsynchronisation and data length
@@ -104,6 +110,34 @@ enum ID3TagReader {
         }
         guard index < frame.endIndex, let artwork = Artwork(data: Array(frame[index...]), mimeType: mimeType) else { return nil }
         return (artwork, type)
+    }
+
+    /// A `TXXX` frame: an encoding byte, a description and a value, each ending at a NUL in that
+    /// encoding. The description comes back in lower case (taggers write `REPLAYGAIN_TRACK_GAIN`
+    /// and `replaygain_track_gain` alike).
+    static func userDefinedText(_ frame: ArraySlice<UInt8>) -> (String, String)? {
+        guard let encoding = frame.first else { return nil }
+        let wide = encoding == 1 || encoding == 2
+        var index = frame.startIndex + 1
+        while index < frame.endIndex {
+            if wide {
+                guard index + 1 < frame.endIndex else { return nil }
+                if frame[index] == 0 && frame[index + 1] == 0 { break }
+                index += 2
+            } else {
+                if frame[index] == 0 { break }
+                index += 1
+            }
+        }
+        guard index < frame.endIndex else { return nil }
+        let descriptionEnd = index
+        index += wide ? 2 : 1
+        // Each part is decoded as a text frame of its own: the encoding byte, then the text.
+        let descriptionBytes = [encoding] + frame[(frame.startIndex + 1)..<descriptionEnd]
+        guard let description = text(descriptionBytes[...]), index <= frame.endIndex else { return nil }
+        let valueBytes = [encoding] + frame[min(index, frame.endIndex)...]
+        guard let value = text(valueBytes[...]) else { return nil }
+        return (description.lowercased(), value)
     }
 
     /// A text frame's first value: an encoding byte, then Latin-1, UTF-16 (with a byte-order
