@@ -1,0 +1,64 @@
+@testable import StreamPlay
+import Testing
+
+/// ReplayGain in ID3v2 `TXXX` frames, as mp3gain, foobar2000 and ffmpeg write them.
+@Suite struct ID3ReplayGainTests {
+    private func frame(_ id: String, _ payload: [UInt8], version: UInt8) -> [UInt8] {
+        let size = payload.count
+        if version == 2 {
+            return Array(id.utf8) + [UInt8(size >> 16 & 0xFF), UInt8(size >> 8 & 0xFF), UInt8(size & 0xFF)] + payload
+        }
+        let sizeBytes: [UInt8] = version == 4
+            ? [UInt8(size >> 21 & 0x7F), UInt8(size >> 14 & 0x7F), UInt8(size >> 7 & 0x7F), UInt8(size & 0x7F)]
+            : [UInt8(size >> 24 & 0xFF), UInt8(size >> 16 & 0xFF), UInt8(size >> 8 & 0xFF), UInt8(size & 0xFF)]
+        return Array(id.utf8) + sizeBytes + [0, 0] + payload
+    }
+
+    private func tag(version: UInt8, _ frames: [UInt8]) -> [UInt8] {
+        let size = frames.count
+        return Array("ID3".utf8) + [version, 0, 0]
+            + [UInt8(size >> 21 & 0x7F), UInt8(size >> 14 & 0x7F), UInt8(size >> 7 & 0x7F), UInt8(size & 0x7F)] + frames
+    }
+
+    private func latin1(_ description: String, _ value: String) -> [UInt8] {
+        [0] + Array(description.utf8) + [0] + Array(value.utf8)
+    }
+
+    private func utf16(_ text: String) -> [UInt8] {
+        [0xFF, 0xFE] + text.utf16.flatMap { [UInt8($0 & 0xFF), UInt8($0 >> 8)] }
+    }
+
+    @Test func readsTheFourValuesFromVersion4() throws {
+        let bytes = tag(version: 4, frame("TXXX", latin1("REPLAYGAIN_TRACK_GAIN", "-6.02 dB"), version: 4)
+            + frame("TXXX", latin1("REPLAYGAIN_TRACK_PEAK", "0.500000"), version: 4)
+            + frame("TXXX", latin1("replaygain_album_gain", "-3.00 dB"), version: 4)
+            + frame("TXXX", latin1("replaygain_album_peak", "0.9"), version: 4)
+            + frame("TIT2", [3] + Array("Title".utf8), version: 4))
+        let read = try #require(ID3TagReader.read(bytes))
+        #expect(read.title == "Title")
+        #expect(read.replayGainValues == ReplayGainValues(trackGain: -6.02, trackPeak: 0.5, albumGain: -3, albumPeak: 0.9,
+                                                          source: .id3v2))
+    }
+
+    @Test func readsUTF16FramesOfVersion3AndIgnoresOtherUserText() throws {
+        let payload: [UInt8] = [1] + utf16("replaygain_track_gain") + [0, 0] + utf16("+2.5 dB") + [0, 0]
+        let bytes = tag(version: 3, frame("TXXX", payload, version: 3)
+            + frame("TXXX", latin1("MusicBrainz Album Id", "1234"), version: 3))
+        let read = try #require(ID3TagReader.read(bytes))
+        #expect(read.replayGainValues?.trackGain == 2.5)
+        #expect(read.replayGainValues?.albumGain == nil)
+        #expect(read.isEmpty)
+    }
+
+    @Test func aTagWithoutGainHasNoValues() {
+        let bytes = tag(version: 3, frame("TXXX", latin1("comment", "hello"), version: 3))
+        #expect(ID3TagReader.read(bytes) == nil)
+        #expect(ID3TagReader.userDefinedText([0] + Array("only a description".utf8)) == nil)
+        #expect(ID3TagReader.userDefinedText([]) == nil)
+    }
+
+    @Test func readsVersion2TXX() throws {
+        let bytes = tag(version: 2, frame("TXX", latin1("REPLAYGAIN_ALBUM_GAIN", "-1.5 dB"), version: 2))
+        #expect(try #require(ID3TagReader.read(bytes)).replayGainValues?.albumGain == -1.5)
+    }
+}
