@@ -216,6 +216,25 @@ PY
   head -c 3000 "$out/random.bin"
   tail -c +40001 "$out/formats/tone.aac"
 } >"$out/formats/garbage-middle.aac"
+# ReplayGain, as taggers write it: Vorbis comments in FLAC (a track and an album value with
+# their peaks; a gain whose peak tag would clip, +6 dB on a stated peak of 0.8, with the
+# signal's real peak near 0.5 so that the limited gain clips nothing), an Opus stream's R128
+# comments (Q7.8 dB: -2560 is -10 dB, 512 is +2 dB), and ID3v2 TXXX frames in front of an MP3.
+# Beside the FLACs, the ffmpeg program's decode scaled by the gain each mode must apply, in float
+# as the engine does: .track.raw, .album.raw and, for the clipping case, .limited.raw (x1.25).
+ff rg-tagged.flac -c:a flac -metadata REPLAYGAIN_TRACK_GAIN="-6.02 dB" -metadata REPLAYGAIN_TRACK_PEAK="0.51" \
+  -metadata REPLAYGAIN_ALBUM_GAIN="-2.50 dB" -metadata REPLAYGAIN_ALBUM_PEAK="0.6"
+ff rg-clip.flac -c:a flac -metadata REPLAYGAIN_TRACK_GAIN="+6.00 dB" -metadata REPLAYGAIN_TRACK_PEAK="0.8"
+ff rg-r128.opus -c:a libopus -b:a 96k -metadata R128_TRACK_GAIN=-2560 -metadata R128_ALBUM_GAIN=512
+ff rg-tagged.mp3 -c:a libmp3lame -b:a 128k -metadata REPLAYGAIN_TRACK_GAIN="-6.02 dB" \
+  -metadata REPLAYGAIN_TRACK_PEAK="0.51"
+scaled() { # IN OUT VOLUME
+  ffmpeg -nostdin -hide_banner -loglevel error -y -i "$out/formats/$1" -af "volume=$3:precision=float" \
+    -f s16le -c:a pcm_s16le "$out/formats/$2"
+}
+scaled rg-tagged.flac rg-tagged.flac.track.raw -6.02dB
+scaled rg-tagged.flac rg-tagged.flac.album.raw -2.50dB
+scaled rg-clip.flac rg-clip.flac.limited.raw 1.25
 # Reference decodes by the ffmpeg program (s16, the stream's own rate and channels), beside each.
 for file in "$out"/formats/*; do
   case $file in *.raw | *.info) continue ;; esac

@@ -171,6 +171,34 @@ struct CommandLineTests {
         }
     }
 
+    @Test("--replaygain track applies the tag's gain and --json reports it; a bad mode is refused")
+    func replayGain() async throws {
+        let path = TestEnvironment.temporaryPath("rg.wav")
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let file = "\(try TestEnvironment.media())/formats/rg-tagged.flac"
+        let result = try await Self.run(["--replaygain", "track", "--json", "--output", "wav:\(path)", file])
+        #expect(result.status == 0, "\(result.stderr)")
+        let objects = try result.stdout.split(separator: "\n").map { line in
+            try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any], "not a JSON object: \(line)")
+        }
+        let metadata = try #require(objects.last { $0["event"] as? String == "metadata" && $0["replayGain"] != nil },
+                                    "no metadata event with a gain: \(result.stdout)")
+        #expect(metadata["replayGain"] as? Double == -6.02)
+        #expect(metadata["replayGainScope"] as? String == "track" && metadata["replayGainSource"] as? String == "tags")
+        let expected = PCM.samples(try Data(contentsOf: URL(fileURLWithPath: "\(try TestEnvironment.media())/formats/rg-tagged.flac.track.raw")))
+        let played = try PCM.wavSamples(path: path).samples
+        #expect(played.count == expected.count)
+        #expect(zip(played, expected).allSatisfy { abs(Int($0) - Int($1)) <= 1 }, "the gain was not applied")
+
+        let preamp = try await Self.run(["--replaygain", "album", "--replaygain-preamp=-1", "--json", "--output", "null", file])
+        #expect(preamp.status == 0, "\(preamp.stderr)")
+        #expect(preamp.stdout.contains("\"replayGain\":-3.5"), "\(preamp.stdout)")
+
+        let bad = try await Self.run(["--replaygain", "loud", file])
+        #expect(bad.status == 64)
+        #expect(bad.stderr.contains("replaygain"), "\(bad.stderr)")
+    }
+
     @Test("a damaged M4A is refused by name: exit 1 and no audio written")
     func damagedM4ARefused() async throws {
         let path = TestEnvironment.temporaryPath("bad.wav")
