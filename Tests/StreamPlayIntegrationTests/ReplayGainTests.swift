@@ -116,6 +116,24 @@ struct ReplayGainTests {
         }
     }
 
+    @Test("MP3 without tags: the LAME header's Radio gain, through libmpg123; album mode falls back to it")
+    func lameHeader() async throws {
+        // lame writes the Radio (track) gain of its analysis into the header by default.
+        let file = "cbr-44k-stereo-short.mp3"
+        let plain = try await Self.play(file, ReplayGainSettings())
+        #expect(Self.gains(plain).isEmpty)
+        var applied: [Double] = []
+        for mode in [ReplayGainMode.track, .album] {
+            let played = try await Self.play(file, ReplayGainSettings(mode: mode, preventsClipping: false))
+            let gain = try #require(Self.gains(played).last, "\(mode): no gain reported")
+            #expect(gain.source == .lameHeader && gain.scope == .track && gain.tagGain != 0)
+            #expect(Self.maximumDifference(played.samples, Self.scaled(plain.samples, decibels: gain.appliedGain), "\(mode)")
+                <= Self.roundingTolerance)
+            applied.append(gain.appliedGain)
+        }
+        #expect(applied[0] == applied[1])
+    }
+
     @Test("a gapless queue with a gain per track: exactly the two tracks' lengths, each with its own gain")
     func gaplessQueue() async throws {
         let http = try TestEnvironment.http()

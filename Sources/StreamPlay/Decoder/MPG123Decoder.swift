@@ -138,6 +138,7 @@ final class MPG123Decoder: AudioDecoder {
             var encoding: Int32 = 0
             mpg123_getformat(handle, &rate, &channels, &encoding)
             format = AudioFormat(sampleRate: rate, channels: Int(channels))
+            if replayGainSettings.mode != .off { settleHeaderGain() }
             return .formatChanged
         case MPG123_DONE.rawValue:
             return .finished
@@ -148,14 +149,37 @@ final class MPG123Decoder: AudioDecoder {
 
     var replayGain: ReplayGainAdjustment? {
         if let tagAdjustment { return tagAdjustment }
-        guard replayGainSettings.mode != .off, format != nil else { return nil }
-        // The LAME header's gain, if libmpg123 found one: it reports what it applies.
-        var base = 0.0, really = 0.0, rva = 0.0
-        guard mpg123_getvolume(handle, &base, &really, &rva) == MPG123_OK.rawValue, rva != 0, base > 0 else { return nil }
+        guard replayGainSettings.mode != .off, format != nil, let (rva, really) = headerGain() else { return nil }
         let applied = 20 * log10(really)
         let limited = applied < rva + replayGainSettings.preamp - 0.01
-        return ReplayGainAdjustment(scope: replayGainSettings.mode, source: .lameHeader, tagGain: rva, peak: nil,
+        return ReplayGainAdjustment(scope: headerScope, source: .lameHeader, tagGain: rva, peak: nil,
                                     appliedGain: applied, limitedByPeak: limited)
+    }
+
+    /// Which of the LAME header's fields libmpg123 applies (Radio for track, Audiophile for album).
+    private var headerScope = ReplayGainMode.track
+    private var headerGainChecked = false
+
+    /// The LAME header's gain libmpg123 applies, in decibels, and the scale it really applies;
+    /// `nil` when it applies none.
+    private func headerGain() -> (Double, Double)? {
+        var base = 0.0, really = 0.0, rva = 0.0
+        guard mpg123_getvolume(handle, &base, &really, &rva) == MPG123_OK.rawValue, rva != 0, base > 0 else { return nil }
+        return (rva, really)
+    }
+
+    /// Once the first header is read, before any audio: in album mode, a LAME header without an
+    /// Audiophile gain (LAME writes only the Radio one) falls back to the Radio gain, as a tag's
+    /// album gain falls back to its track gain.
+    private func settleHeaderGain() {
+        guard !headerGainChecked else { return }
+        headerGainChecked = true
+        headerScope = replayGainSettings.mode
+        guard tagAdjustment == nil, replayGainSettings.mode == .album, headerGain() == nil else { return }
+        mpg123_param2(handle, Int32(MPG123_RVA.rawValue), Int(MPG123_RVA_MIX.rawValue), 0)
+        // Setting the volume again makes libmpg123 compute its scale with the new setting.
+        mpg123_volume(handle, ReplayGainValues.scale(forDecibels: replayGainSettings.preamp))
+        headerScope = .track
     }
 
     func useReplayGain(fromTag values: ReplayGainValues) {
