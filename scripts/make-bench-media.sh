@@ -38,8 +38,8 @@
 # same WAVs:
 #   long.m4a, seek.m4a    AAC-LC 128 kbps (ffmpeg's aac), MP4 with the index (moov) at the
 #                         front (-movflags +faststart), as a streaming service serves it
-#   seek-tail.m4a         seek.m4a's audio remuxed with the index at the end (ffmpeg's default):
-#                         a player must fetch the end of the file before it can play or seek
+#   long-tail.m4a,        long.m4a's and seek.m4a's audio remuxed with the index at the end
+#   seek-tail.m4a         (ffmpeg's default): a player must fetch the end of the file first
 #   hls-long/index.m3u8,  the AAC of long.m4a and seek.m4a, copied into fragmented-MP4 HLS
 #   hls-seek/index.m3u8   (hls muxer, -hls_segment_type fmp4: EXT-X-MAP init.mp4, seg%04d.m4s,
 #                         6 s segments, VOD media playlist with ENDLIST)
@@ -150,7 +150,9 @@ for name in long seek; do
     exit 1
   }
 done
-ff -i "$out/seek.m4a" -map_metadata -1 -fflags +bitexact -c copy "$out/seek-tail.m4a"
+for name in long seek; do
+  ff -i "$out/$name.m4a" -map_metadata -1 -fflags +bitexact -c copy "$out/$name-tail.m4a"
+done
 
 # Each seek file decoded by ffmpeg around its midpoint (5 s either side), for the check below;
 # -ss after -i (decode and drop), because ffmpeg 5.1 cannot seek a local HLS playlist.
@@ -226,7 +228,7 @@ print(json.dumps({
         "seek.mp3": {"seconds": long_s, "bytes": size("seek.mp3"), "seekTo": half_s},
         "short.mp3": {"seconds": short_s, "bytes": size("short.mp3")},
         **{f"long{ext}": {"seconds": long_s, "bytes": size(f"long{ext}")}
-           for ext in (".m4a", ".flac", ".opus")},
+           for ext in (".m4a", "-tail.m4a", ".flac", ".opus")},
         **{f"seek{ext}": {"seconds": long_s, "bytes": size(f"seek{ext}"), "seekTo": half_s}
            for ext in (".m4a", "-tail.m4a", ".flac", ".opus")},
         "hls-long/index.m3u8": {"seconds": long_s, "bytes": size("hls-long/index.m3u8")},
