@@ -88,6 +88,11 @@ struct RunCommand: ParsableCommand {
         var formatsReport = report
         let ran = Scenarios.all.filter { chosen?.contains($0.key) ?? true }
         let separateFormats = formatsJson != nil && formatsMarkdown != nil
+        if separateFormats {
+            // Each report names the programs it measured.
+            formatsReport.versions = versions.filter { $0.key != Subject.mpg123.rawValue && $0.key != Subject.pacatFloor.rawValue }
+            report.versions[Subject.ffmpegDecode.rawValue] = nil
+        }
         let isFormats = { (key: String) in separateFormats && key == FormatScenario.key }
         let writesMain = ran.contains { !isFormats($0.key) }
         let writesFormats = ran.contains { isFormats($0.key) }
