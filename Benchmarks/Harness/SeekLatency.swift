@@ -1,3 +1,4 @@
+import Foundation
 import StreamPlay
 
 /// 2. Seek latency: from the seek (or, for commands, the spawn with a start offset) to the
@@ -65,6 +66,12 @@ enum SeekLatency: Scenario {
         let ask = MonotonicClock.now()
         player.seek(to: target)
         let seconds = context.timeToSound(on: sink, ask: ask, timeout: timeout)
+        if seconds == nil {
+            // Why, for whoever reads the run's log: a failed play, or one that went on in silence.
+            let position = player.position.map { String(format: "%.2f s", $0) } ?? "none"
+            FileHandle.standardError.write(Data(
+                "streamplay-bench: no sound after the library's seek in \(url): state \(player.state), position \(position)\n".utf8))
+        }
         player.stop()
         return seconds
     }
