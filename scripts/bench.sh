@@ -8,7 +8,10 @@
 # release mode and runs the comparison harness, then the library's micro-benchmarks
 # (`swift package benchmark`, ordo-one/benchmark).
 #
-# A full run writes Benchmarks/results/results.json, results.md and micro.md (all replaced).
+# A full run writes Benchmarks/results/results.json, results.md and micro.md (all replaced), and
+# the format scenario's formats.json and formats.md: a run that leaves out the format scenario
+# leaves those as they were, and one of the format scenario alone leaves results.json and
+# results.md.
 # --smoke is a quick check that every scenario works (small files, one round): it writes into
 # the temporary directory instead, never over the committed results, and prints the Markdown
 # at the end. Further arguments go to streamplay-bench (e.g. --rounds 3, --scenarios seek).
@@ -95,7 +98,8 @@ swift build -c release --static-swift-stdlib --product streamplay
 swift build -c release --static-swift-stdlib --product streamplay-bench
 
 .build/release/streamplay-bench --media "$media" --streamplay .build/release/streamplay \
-  --json "$out/results.json" --markdown "$out/results.md" --summary "$out/summary.md" "${smoke_args[@]}" \
+  --json "$out/results.json" --markdown "$out/results.md" --summary "$out/summary.md" \
+  --formats-json "$out/formats.json" --formats-markdown "$out/formats.md" "${smoke_args[@]}" \
   --command-line "$command_line" "${args[@]}"
 
 # The micro-benchmarks read the media through STREAMPLAY_BENCH_MEDIA (bench-media.json). The
@@ -129,8 +133,12 @@ PY
 fi
 
 if [[ $smoke -eq 1 ]]; then
-  echo
-  cat "$out/results.md"
+  for report in results.md formats.md; do
+    if [[ -f $out/$report ]]; then
+      echo
+      cat "$out/$report"
+    fi
+  done
   echo
   cat "$out/micro.md"
 else

@@ -3,8 +3,9 @@
 # Usage: install-deps.sh [--peers]
 # --peers also installs the players the benchmark (scripts/bench.sh) compares StreamPlay with:
 # mpv, and GStreamer's gst-launch-1.0 with the elements its playbin needs for an MP3 over HTTP
-# into PulseAudio (souphttpsrc, mpegaudioparse, mpg123audiodec, pulsesink). ffplay and mpg123
-# come with the base packages (ffmpeg, mpg123).
+# into PulseAudio (souphttpsrc, mpegaudioparse, mpg123audiodec, pulsesink), and for the format
+# scenario AAC (avdec_aac) and HLS (hlsdemux). ffplay and mpg123 come with the base packages
+# (ffmpeg, mpg123).
 # Idempotent: when every package is already installed it does nothing (no apt at all).
 set -euo pipefail
 
@@ -46,6 +47,8 @@ PEER_PACKAGES=(
   gstreamer1.0-plugins-base       # playbin, decodebin, audioconvert, audioresample
   gstreamer1.0-plugins-good       # souphttpsrc, mpegaudioparse, mpg123audiodec
   gstreamer1.0-pulseaudio         # pulsesink
+  gstreamer1.0-libav              # avdec_aac: AAC (M4A, HLS) for the format scenario
+  gstreamer1.0-plugins-bad        # hlsdemux: HLS for the format scenario (playbin, not playbin3)
   time                            # GNU time: peak memory of a short-lived command (its maxrss)
 )
 if [[ $peers -eq 1 ]]; then

@@ -28,9 +28,25 @@
 #                   involved (for `pacat --raw`: the floor of the measuring method)
 #   bench-media.json  {"rate":44100,"channels":2,"bitrate":128000,"files":{"long.mp3":
 #                   {"seconds":600,"bytes":N},"seek.mp3":{"seconds":600,"bytes":N,"seekTo":300},
-#                   "short.mp3":{"seconds":12,"bytes":N}},"smoke":false}  (bytes: file size)
+#                   "short.mp3":{"seconds":12,"bytes":N}, ...},"smoke":false}  (bytes: file
+#                   size; for an HLS playlist, the playlist's)
 # All MP3s: `lame --quiet --resample 44.1 -b 128` (CBR 128 kbps, joint stereo, with the
 # LAME/Xing tag that carries the encoder delay and padding).
+#
+# The other formats (the format scenarios), each as long.EXT (the signal of long.mp3) and
+# seek.EXT (the silence-then-signal of seek.mp3, seekTo the midpoint), made by ffmpeg from the
+# same WAVs:
+#   long.m4a, seek.m4a    AAC-LC 128 kbps (ffmpeg's aac), MP4 with the index (moov) at the
+#                         front (-movflags +faststart), as a streaming service serves it
+#   long-tail.m4a,        long.m4a's and seek.m4a's audio remuxed with the index at the end
+#   seek-tail.m4a         (ffmpeg's default): a player must fetch the end of the file first
+#   hls-long/index.m3u8,  the AAC of long.m4a and seek.m4a, copied into fragmented-MP4 HLS
+#   hls-seek/index.m3u8   (hls muxer, -hls_segment_type fmp4: EXT-X-MAP init.mp4, seg%04d.m4s,
+#                         6 s segments, VOD media playlist with ENDLIST)
+#   long.flac, seek.flac  FLAC (ffmpeg's flac, level 5; no seek table, as ffmpeg writes it)
+#   long.opus, seek.opus  Opus 128 kbps in Ogg (libopus; 48 kHz, as Opus always decodes)
+# Checked below on ffmpeg's decodes: every seek.EXT is silent up to 0.1 s before the midpoint
+# (AAC and Opus smear a few ms of pre-echo before it) and sounds within 0.1 s after it.
 set -euo pipefail
 
 usage() {
@@ -48,7 +64,7 @@ out=$1
 scripts=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 self="$scripts/$(basename "${BASH_SOURCE[0]}")"
 
-for tool in sox lame mpg123 python3; do
+for tool in sox lame mpg123 ffmpeg python3; do
   command -v "$tool" >/dev/null 2>&1 || {
     echo "make-bench-media: $tool not found (run scripts/install-deps.sh)" >&2
     exit 1
@@ -69,7 +85,8 @@ floor=3
 stamp_text="set=$set_name
 sox=$(sox --version 2>&1 | head -n1)
 lame=$(lame --version 2>&1 | head -n1)
-mpg123=$(mpg123 --version 2>&1 | head -n1)"
+mpg123=$(mpg123 --version 2>&1 | head -n1)
+ffmpeg=$(ffmpeg -version 2>&1 | head -n1)"
 
 stamp="$out/.complete"
 if [[ -f $stamp && ! $self -nt $stamp && "$(cat "$stamp")" == "$stamp_text" ]]; then
@@ -114,6 +131,36 @@ mpg123 -q -s "$out/long.mp3" >"$out/long.mp3.raw"
 mpg123 -q -s "$out/short.mp3" >"$out/short.mp3.raw"
 mpg123 -q -s "$out/seek.mp3" >"$tmp/seek.mp3.raw"
 
+# --- Other formats ------------------------------------------------------------------------------
+
+# -fflags +bitexact and -map_metadata -1: no encoder version or date in the bytes.
+ff() { ffmpeg -nostdin -hide_banner -loglevel error -y "$@"; }
+for name in long seek; do
+  ff -i "$tmp/$name.wav" -map_metadata -1 -fflags +bitexact -c:a aac -b:a 128k -movflags +faststart \
+    "$out/$name.m4a"
+  ff -i "$tmp/$name.wav" -map_metadata -1 -fflags +bitexact -c:a flac "$out/$name.flac"
+  ff -i "$tmp/$name.wav" -map_metadata -1 -fflags +bitexact -c:a libopus -b:a 128k "$out/$name.opus"
+  rm -rf "$out/hls-$name"
+  mkdir -p "$out/hls-$name"
+  (cd "$out/hls-$name" && ff -i "$out/$name.m4a" -map_metadata -1 -fflags +bitexact -c copy -f hls \
+    -hls_time 6 -hls_playlist_type vod -hls_segment_type fmp4 -hls_fmp4_init_filename init.mp4 \
+    -hls_segment_filename 'seg%04d.m4s' index.m3u8)
+  grep -q '^#EXT-X-MAP:URI="init.mp4"' "$out/hls-$name/index.m3u8" || {
+    echo "make-bench-media: hls-$name/index.m3u8 has no EXT-X-MAP" >&2
+    exit 1
+  }
+done
+for name in long seek; do
+  ff -i "$out/$name.m4a" -map_metadata -1 -fflags +bitexact -c copy "$out/$name-tail.m4a"
+done
+
+# Each seek file decoded by ffmpeg around its midpoint (5 s either side), for the check below;
+# -ss after -i (decode and drop), because ffmpeg 5.1 cannot seek a local HLS playlist.
+for file in seek.m4a seek-tail.m4a hls-seek/index.m3u8 seek.flac seek.opus; do
+  ff -i "$out/$file" -ss $((half - 5)) -t 10 -f s16le -ac 2 -ar "$rate" \
+    "$tmp/mid-$(echo "$file" | tr / -).raw"
+done
+
 # --- Checks ------------------------------------------------------------------------------------
 
 # Exact lengths (the LAME tag's delay and padding are trimmed), never 10 ms of silence where
@@ -152,6 +199,21 @@ if any(seek[:zero_end]):
     first = next(i for i, v in enumerate(seek[:zero_end]) if v) // 2
     sys.exit(f"make-bench-media: seek.mp3 is not silent at {first / rate:.4f} s")
 never_silent("seek.mp3 (second half)", seek, half_s * rate)
+
+# The other formats' seek files, around the midpoint (their decodes start 5 s before it): quiet
+# until 0.1 s before it, sound by 0.1 s after it (AAC's priming delay, 1024 samples, stays in
+# the HLS segments' timeline).
+import glob
+for path in sorted(glob.glob(f"{tmp}/mid-*.raw")):
+    a = array.array("h")
+    with open(path, "rb") as f:
+        a.frombytes(f.read())
+    name = path.rsplit("/mid-", 1)[1][:-4]
+    quiet_end, loud_by = int(4.9 * rate) * 2, int(5.1 * rate) * 2
+    loud = [i for i, v in enumerate(a) if abs(v) > quiet]
+    if not loud or loud[0] < quiet_end or loud[0] > loud_by:
+        at = loud[0] / 2 / rate - 5 if loud else None
+        sys.exit(f"make-bench-media: {name}: first sound at {at} s from the midpoint, expected within 0.1 s")
 EOF
 
 python3 - "$out" "$long" "$short" "$half" "$smoke" >"$tmp/bench-media.json" <<'EOF'
@@ -165,6 +227,13 @@ print(json.dumps({
         "long.mp3": {"seconds": long_s, "bytes": size("long.mp3")},
         "seek.mp3": {"seconds": long_s, "bytes": size("seek.mp3"), "seekTo": half_s},
         "short.mp3": {"seconds": short_s, "bytes": size("short.mp3")},
+        **{f"long{ext}": {"seconds": long_s, "bytes": size(f"long{ext}")}
+           for ext in (".m4a", "-tail.m4a", ".flac", ".opus")},
+        **{f"seek{ext}": {"seconds": long_s, "bytes": size(f"seek{ext}"), "seekTo": half_s}
+           for ext in (".m4a", "-tail.m4a", ".flac", ".opus")},
+        "hls-long/index.m3u8": {"seconds": long_s, "bytes": size("hls-long/index.m3u8")},
+        "hls-seek/index.m3u8": {"seconds": long_s, "bytes": size("hls-seek/index.m3u8"),
+                                "seekTo": half_s},
     },
     "smoke": bool(smoke),
 }, separators=(",", ":")))

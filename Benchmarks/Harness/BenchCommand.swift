@@ -8,7 +8,7 @@ struct BenchCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "streamplay-bench",
         abstract: "Measures StreamPlay against mpg123, mpv, ffplay and GStreamer on this machine.",
-        subcommands: [RunCommand.self, RenderCommand.self, MemoryGrowthCommand.self],
+        subcommands: [RunCommand.self, RenderCommand.self, MemoryGrowthCommand.self, DecodeCommand.self],
         defaultSubcommand: RunCommand.self
     )
 }
@@ -32,6 +32,12 @@ struct RunCommand: ParsableCommand {
     @Option(help: "Where to write the summary table alone (for the README).")
     var summary: String?
 
+    @Option(help: "Where to write the format scenario's results as JSON, apart from the others (with --formats-markdown; without both, they join the others).")
+    var formatsJson: String?
+
+    @Option(help: "Where to write the format scenario's results as a Markdown report.")
+    var formatsMarkdown: String?
+
     @Option(help: "Rounds of each scenario (at least 7 for figures worth quoting).")
     var rounds: Int?
 
@@ -41,7 +47,7 @@ struct RunCommand: ParsableCommand {
     @Option(help: "Comma-separated scenarios to run: \(Scenarios.all.map { $0.key }.joined(separator: ",")).")
     var scenarios: String?
 
-    @Option(help: "Comma-separated players to measure (library, streamplay, mpg123, mpv, ffplay, gstreamer, pacat); all by default.")
+    @Option(help: "Comma-separated players to measure (library, streamplay, mpg123, mpv, ffplay, gstreamer, pacat, ffmpeg); all by default.")
     var players: String?
 
     @Option(help: "The command line to print in the report.")
@@ -69,7 +75,7 @@ struct RunCommand: ParsableCommand {
         }
 
         var versions: [String: String] = [:]
-        for subject in context.subjects {
+        for subject in context.subjects + (context.hasFFmpegDecode ? [.ffmpegDecode] : []) {
             if let version = subject.version() { versions[subject.rawValue] = version }
         }
         var report = BenchReport(
@@ -77,31 +83,67 @@ struct RunCommand: ParsableCommand {
             versions: versions,
             skipped: context.missing.map { "\($0.rawValue): \($0.program ?? "it") is not installed" },
             scenarios: [], notes: [])
-        for scenario in Scenarios.all where chosen?.contains(scenario.key) ?? true {
+        // The format scenario's results go to files of their own when given, so that running it
+        // alone leaves the other scenarios' results as they were (and the other way round).
+        var formatsReport = report
+        let ran = Scenarios.all.filter { chosen?.contains($0.key) ?? true }
+        let separateFormats = formatsJson != nil && formatsMarkdown != nil
+        if separateFormats {
+            // Each report names the programs it measured.
+            formatsReport.versions = versions.filter { $0.key != Subject.mpg123.rawValue && $0.key != Subject.pacatFloor.rawValue }
+            report.versions[Subject.ffmpegDecode.rawValue] = nil
+        }
+        let isFormats = { (key: String) in separateFormats && key == FormatScenario.key }
+        let writesMain = ran.contains { !isFormats($0.key) }
+        let writesFormats = ran.contains { isFormats($0.key) }
+        for scenario in ran {
             let started = MonotonicClock.now()
             log("\(scenario.key): \(roundCount) round(s)")
             let results = try scenario.run(context)
             for result in results {
                 result.summarise()
-                report.scenarios.append(result)
+                if isFormats(scenario.key) { formatsReport.scenarios.append(result) } else { report.scenarios.append(result) }
             }
             log(String(format: "%@: done in %.0f s", scenario.key, MonotonicClock.now() - started))
             // Partial results survive a later failure.
-            try write(report)
+            if writesMain { try write(report) }
+            if writesFormats { try writeFormats(formatsReport) }
         }
+        var notes: [String] = []
         let spreads = context.sinks.map { String(format: "%@ %.1f ms", $0.name, $0.recorder.clockSpread * 1000) }
         if !spreads.isEmpty {
-            report.notes.append("How far each monitor's arrivals drifted from a single sample clock over the whole run (sink rewinds and late reads add up; hence the clock is taken locally, within half a second of each instant, and first sounds side by side are timed by arrival): \(spreads.joined(separator: ", ")).")
+            notes.append("How far each monitor's arrivals drifted from a single sample clock over the whole run (sink rewinds and late reads add up; hence the clock is taken locally, within half a second of each instant, and first sounds side by side are timed by arrival): \(spreads.joined(separator: ", ")).")
         }
-        report.notes.append("Times are measured at the null sink's monitor with the sample clock (see Benchmarks/README.md): each includes the same fixed delay of the method, which the pacat floor shows.")
-        try write(report)
-        print(MarkdownReport.render(report))
+        notes.append("Times are measured at the null sink's monitor with the sample clock (see Benchmarks/README.md): each includes the same fixed delay of the method, which the pacat floor shows.")
+        report.notes += notes
+        formatsReport.notes += notes
+        if writesMain {
+            try write(report)
+            print(MarkdownReport.render(report))
+        }
+        if writesFormats {
+            try writeFormats(formatsReport)
+            print(MarkdownReport.render(formatsReport))
+        }
+    }
+
+    private func writeFormats(_ report: BenchReport) throws {
+        guard let formatsJson, let formatsMarkdown else { return }
+        try Self.encode(report).write(to: URL(fileURLWithPath: formatsJson))
+        try MarkdownReport.render(report).write(toFile: formatsMarkdown, atomically: true, encoding: .utf8)
+    }
+
+    private static func encode(_ report: BenchReport) throws -> Data {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+        return try encoder.encode(report)
     }
 
     private func chosenPlayers() throws -> [Subject]? {
         guard let players else { return nil }
         let names: [String: Subject] = ["library": .library, "streamplay": .streamplay, "mpg123": .mpg123, "mpv": .mpv,
-                                        "ffplay": .ffplay, "gstreamer": .gstreamer, "pacat": .pacatFloor]
+                                        "ffplay": .ffplay, "gstreamer": .gstreamer, "pacat": .pacatFloor,
+                                        "ffmpeg": .ffmpegDecode]
         return try players.split(separator: ",").map { name in
             guard let subject = names[String(name)] else { throw ValidationError("unknown player: \(name)") }
             return subject
@@ -109,9 +151,7 @@ struct RunCommand: ParsableCommand {
     }
 
     private func write(_ report: BenchReport) throws {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-        try encoder.encode(report).write(to: URL(fileURLWithPath: json))
+        try Self.encode(report).write(to: URL(fileURLWithPath: json))
         try MarkdownReport.render(report).write(toFile: markdown, atomically: true, encoding: .utf8)
         if let summary {
             try MarkdownReport.summary(report).write(toFile: summary, atomically: true, encoding: .utf8)

@@ -12,7 +12,10 @@ final class BenchContext {
     let streamplay: String
     let rounds: Int
     let smoke: Bool
+    /// The players here that play to a sink.
     let subjects: [Subject]
+    /// Whether `ffmpeg -f null` is here (and chosen): the reference of the decode CPU figures.
+    let hasFFmpegDecode: Bool
     private(set) var sinks: [BenchSink] = []
     private var trialCounter = 0
     private let runID = String(UInt32.random(in: 0...UInt32.max), radix: 16)
@@ -27,7 +30,9 @@ final class BenchContext {
         self.streamplay = streamplay
         self.rounds = rounds
         self.smoke = smoke
-        subjects = (only ?? Subject.allCases).filter { $0.isAvailable(streamplay: streamplay) }
+        let available = (only ?? Subject.allCases).filter { $0.isAvailable(streamplay: streamplay) }
+        subjects = available.filter(\.plays)
+        hasFFmpegDecode = available.contains(.ffmpegDecode)
     }
 
     var missing: [Subject] { Subject.allCases.filter { !$0.isAvailable(streamplay: streamplay) } }
@@ -61,14 +66,15 @@ final class BenchContext {
         return sink.recorder.time(ofFrame: frame) - ask
     }
 
-    /// Runs `command` on `sink` until it makes a sound; returns seconds from spawn to sound.
-    func spawnToSound(_ command: [String], subject: Subject, on sink: BenchSink) -> Double? {
+    /// Runs `command` on `sink` until it makes a sound (or `timeout` seconds have passed);
+    /// returns seconds from spawn to sound.
+    func spawnToSound(_ command: [String], subject: Subject, on sink: BenchSink, timeout: Double = 15) -> Double? {
         settle(sink)
         let ask = MonotonicClock.now()
         guard let child = try? ChildProcess(command, environment: subject.environment(sink: sink.name)) else {
             return nil
         }
-        let seconds = timeToSound(on: sink, ask: ask)
+        let seconds = timeToSound(on: sink, ask: ask, timeout: timeout)
         child.terminate()
         return seconds
     }

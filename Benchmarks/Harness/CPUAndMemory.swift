@@ -19,32 +19,60 @@ enum CPUAndMemory: Scenario {
                 Metric(key: "private", title: "Private memory", unit: "MiB", lowerIsBetter: true),
             ])
         for round in 0..<context.rounds {
-            let tag = context.nextTrialTag()
-            let run = try SideBySide(subjects, context: context) { _ in context.httpURL(file, tag: tag) }
-            MonotonicClock.sleep(warmUp)
-            let before = run.runs.map { ($0.child.flatMap(ThreadCPU.seconds), MonotonicClock.now()) }
-            MonotonicClock.sleep(window)
-            let after = run.runs.map { ($0.child.flatMap(ThreadCPU.seconds), MonotonicClock.now()) }
-            let peaks = run.runs.map { $0.child?.peakResidentKiB }
-            let privates = run.runs.map { $0.child.flatMap { ProcFile.statusField("RssAnon", of: String($0.pid)) } }
-            let stops = run.runs.map { player -> (ChildProcess.Exit?, Double) in
-                let exit = player.child?.terminate()
-                return (exit, MonotonicClock.now() - player.ask)
-            }
-            for (index, player) in run.runs.enumerated() {
-                let steady: Double? = {
-                    guard let start = before[index].0, let end = after[index].0 else { return nil }
-                    return (end - start) / (after[index].1 - before[index].1) * 1000
-                }()
-                // A player that exited before the end of the window did not play it through.
-                let playedThrough = stops[index].1 >= warmUp + window
-                result.record(player.subject, "steady", round: round, playedThrough ? steady : nil)
-                result.record(player.subject, "total", round: round, stops[index].0.map { $0.cpuSeconds / stops[index].1 * 1000 })
-                result.record(player.subject, "rss", round: round, peaks[index].map { Double($0) / 1024 })
-                result.record(player.subject, "private", round: round, privates[index].map { Double($0) / 1024 })
+            for sample in try measureRound(subjects, file: file, warmUp: warmUp, window: window, context: context) {
+                result.record(sample.subject, "steady", round: round, sample.steady)
+                result.record(sample.subject, "total", round: round, sample.total)
+                result.record(sample.subject, "rss", round: round, sample.peakMiB)
+                result.record(sample.subject, "private", round: round, sample.privateMiB)
             }
         }
         return [result]
+    }
+}
+
+/// One command's figures of one round of ``CPUAndMemory/measureRound(_:file:warmUp:window:context:)``.
+struct CPUSample {
+    let subject: Subject
+    /// CPU ms per second over the window (nil: not measured, or it did not play it through).
+    let steady: Double?
+    /// The kernel's CPU ms for the whole process per second it ran.
+    let total: Double?
+    /// VmHWM and RssAnon just before the stop, in MiB.
+    let peakMiB: Double?
+    let privateMiB: Double?
+}
+
+extension CPUAndMemory {
+    /// One round: every command of `subjects` plays `file` (a path under the media directory)
+    /// from nginx, all at once, each on its own sink, for `warmUp` + `window` seconds; then
+    /// each is stopped. The library (no process of its own) and pacat are left out.
+    static func measureRound(_ subjects: [Subject], file: String, warmUp: Double, window: Double,
+                             context: BenchContext) throws -> [CPUSample] {
+        let commands = subjects.filter { $0 != .pacatFloor && $0 != .library }
+        let tag = context.nextTrialTag()
+        let run = try SideBySide(commands, context: context) { _ in context.httpURL(file, tag: tag) }
+        MonotonicClock.sleep(warmUp)
+        let before = run.runs.map { ($0.child.flatMap(ThreadCPU.seconds), MonotonicClock.now()) }
+        MonotonicClock.sleep(window)
+        let after = run.runs.map { ($0.child.flatMap(ThreadCPU.seconds), MonotonicClock.now()) }
+        let peaks = run.runs.map { $0.child?.peakResidentKiB }
+        let privates = run.runs.map { $0.child.flatMap { ProcFile.statusField("RssAnon", of: String($0.pid)) } }
+        let stops = run.runs.map { player -> (ChildProcess.Exit?, Double) in
+            let exit = player.child?.terminate()
+            return (exit, MonotonicClock.now() - player.ask)
+        }
+        return run.runs.enumerated().map { index, player in
+            let steady: Double? = {
+                guard let start = before[index].0, let end = after[index].0 else { return nil }
+                return (end - start) / (after[index].1 - before[index].1) * 1000
+            }()
+            // A player that exited before the end of the window did not play it through.
+            let playedThrough = stops[index].1 >= warmUp + window
+            return CPUSample(
+                subject: player.subject, steady: playedThrough ? steady : nil,
+                total: stops[index].0.map { $0.cpuSeconds / stops[index].1 * 1000 },
+                peakMiB: peaks[index].map { Double($0) / 1024 }, privateMiB: privates[index].map { Double($0) / 1024 })
+        }
     }
 }
 

@@ -69,9 +69,12 @@ enum MarkdownReport {
         ]
         let present = columns.filter { column in report.scenarios.contains { $0.key == column.scenario } }
         var lines = ["Measured \(report.date) on \(report.machine); `\(report.command)`, \(report.rounds) rounds. Medians; in brackets the median ratio to the best peer of the same round (below 1: better than every peer).", ""]
-        lines.append("| Player | " + present.map(\.title).joined(separator: " | ") + " |")
-        lines.append("|---|" + String(repeating: "---|", count: present.count))
-        for subject in Subject.allCases {
+        // A report of the format scenario alone has none of these columns: its targets are its summary.
+        if !present.isEmpty {
+            lines.append("| Player | " + present.map(\.title).joined(separator: " | ") + " |")
+            lines.append("|---|" + String(repeating: "---|", count: present.count))
+        }
+        for subject in Subject.allCases where !present.isEmpty {
             var cells: [String] = []
             var any = false
             for column in present {
@@ -90,7 +93,7 @@ enum MarkdownReport {
         }
         let targets = report.scenarios.flatMap { $0.targets ?? [] }
         if !targets.isEmpty {
-            lines.append("")
+            if !present.isEmpty { lines.append("") }
             lines.append(contentsOf: targetTable(targets))
         }
         return lines.joined(separator: "\n") + "\n"

@@ -88,8 +88,12 @@ final class ScenarioResult: Codable, @unchecked Sendable {
         }
         targets = targets?.map { target in
             var target = target
-            target.ratio = Summary(Target.ratios(values[target.subject]?[target.metric] ?? [],
-                                                 over: values[target.reference]?[target.metric] ?? []))
+            if target.reference == Target.bestPeer {
+                target.ratio = ratios[target.subject]?[target.metric]
+            } else {
+                target.ratio = Summary(Target.ratios(values[target.subject]?[target.metric] ?? [],
+                                                     over: values[target.reference]?[target.metric] ?? []))
+            }
             return target
         }
     }

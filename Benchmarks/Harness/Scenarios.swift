@@ -8,6 +8,6 @@ protocol Scenario {
 enum Scenarios {
     nonisolated(unsafe) static let all: [any Scenario.Type] = [
         ProcessStartup.self, CommandFootprint.self, TimeToFirstAudio.self, SeekLatency.self, ThrottledLinks.self,
-        DropRecovery.self, PositionAccuracy.self, CPUAndMemory.self, LongStreamMemory.self,
+        DropRecovery.self, PositionAccuracy.self, CPUAndMemory.self, LongStreamMemory.self, FormatScenario.self,
     ]
 }

@@ -11,12 +11,15 @@ enum Subject: String, CaseIterable, Codable, Sendable {
     case gstreamer = "gst-launch playbin"
     /// pacat playing raw PCM from disk: no network, no decoding. The floor of the method.
     case pacatFloor = "pacat (floor)"
+    /// `ffmpeg -f null`: decoding alone, no playing. The reference of the decode CPU figures
+    /// (the format scenario), never a peer and never played to a sink.
+    case ffmpegDecode = "ffmpeg -f null"
 
     /// The players people would use instead: ratios are taken against the best of these.
     var isPeer: Bool {
         switch self {
         case .mpg123, .mpv, .ffplay, .gstreamer: true
-        case .library, .streamplay, .pacatFloor: false
+        case .library, .streamplay, .pacatFloor, .ffmpegDecode: false
         }
     }
 
@@ -29,15 +32,19 @@ enum Subject: String, CaseIterable, Codable, Sendable {
         case .ffplay: "ffplay"
         case .gstreamer: "gst-launch-1.0"
         case .pacatFloor: "pacat"
+        case .ffmpegDecode: "ffmpeg"
         }
     }
+
+    /// Whether it plays to a sink (everything but the decode-only `ffmpeg -f null`).
+    var plays: Bool { self != .ffmpegDecode }
 
     /// The command that plays `url` from `start` seconds on, or nil when the program cannot
     /// start at an offset.
     func command(url: String, start: Double? = nil, streamplay: String) -> [String]? {
         let offset = start ?? 0
         switch self {
-        case .library, .pacatFloor:
+        case .library, .pacatFloor, .ffmpegDecode:
             return nil
         case .streamplay:
             return [streamplay, "--quiet"] + (offset > 0 ? ["--start", String(offset)] : []) + [url]
@@ -91,6 +98,7 @@ enum Subject: String, CaseIterable, Codable, Sendable {
         case .ffplay: arguments = ["ffplay", "-version"]
         case .gstreamer: arguments = ["gst-launch-1.0", "--version"]
         case .pacatFloor: arguments = ["pacat", "--version"]
+        case .ffmpegDecode: arguments = ["ffmpeg", "-version"]
         case .library, .streamplay: return nil
         }
         return CommandOutput.firstLine(arguments)

@@ -1,10 +1,12 @@
 /// A goal one subject's figure must reach, as a ratio to one other subject's figure of the
-/// same round (issue 16: the `streamplay` command against mpg123). The report shows each as met
-/// or not, with the ratio.
+/// same round (issue 16: the `streamplay` command against mpg123), or to the best peer's of the
+/// same round (the format scenario: the library's first audio and seek). The report shows each
+/// as met or not, with the ratio.
 struct Target: Codable, Sendable {
     let title: String
     let metric: String
-    /// The subject held to the target, and the one it is measured against (raw values).
+    /// The subject held to the target, and the one it is measured against (raw values, or
+    /// ``bestPeer``).
     let subject: String
     let reference: String
     /// The highest median ratio that meets the target (the figures are lower-is-better).
@@ -13,11 +15,23 @@ struct Target: Codable, Sendable {
     /// when no round gave both figures.
     var ratio: Summary?
 
+    /// The `reference` that stands for the best peer of each round (whichever it was).
+    static let bestPeer = "best peer"
+
     init(_ title: String, metric: String, subject: Subject, reference: Subject, limit: Double) {
         self.title = title
         self.metric = metric
         self.subject = subject.rawValue
         self.reference = reference.rawValue
+        self.limit = limit
+    }
+
+    /// A target against the best peer of each round: the ratio is the subject's "× best peer".
+    init(_ title: String, metric: String, subject: Subject, bestPeerLimit limit: Double) {
+        self.title = title
+        self.metric = metric
+        self.subject = subject.rawValue
+        self.reference = Self.bestPeer
         self.limit = limit
     }
 

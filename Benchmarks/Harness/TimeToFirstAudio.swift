@@ -12,23 +12,29 @@ enum TimeToFirstAudio: Scenario {
         let sink = try context.sinks(1)[0]
         for round in 0..<context.rounds {
             for subject in context.subjects {
-                let url = context.httpURL(file, tag: context.nextTrialTag())
                 let seconds: Double?
-                switch subject {
-                case .library:
-                    seconds = context.libraryToSound(url, on: sink)
-                case .pacatFloor:
+                if subject == .pacatFloor {
                     seconds = context.spawnToSound(
                         ["pacat", "--raw", "--format=s16le", "--rate=44100", "--channels=2",
                          context.mediaDirectory + "/floor.raw"],
                         subject: subject, on: sink)
-                default:
-                    guard let command = subject.command(url: url, streamplay: context.streamplay) else { continue }
-                    seconds = context.spawnToSound(command, subject: subject, on: sink)
+                } else {
+                    guard let measured = measure(subject, file: file, on: sink, context: context) else { continue }
+                    seconds = measured
                 }
                 result.record(subject, "ttfa", round: round, seconds.map { $0 * 1000 })
             }
         }
         return [result]
+    }
+
+    /// One trial: `subject` plays `file` (a path under the media directory) from nginx on
+    /// `sink`, timed in seconds from the ask to the first sound. The outer nil: the subject
+    /// plays no URL (pacat), so there is no trial; the inner nil: no sound came.
+    static func measure(_ subject: Subject, file: String, on sink: BenchSink, context: BenchContext) -> Double?? {
+        let url = context.httpURL(file, tag: context.nextTrialTag())
+        if subject == .library { return .some(context.libraryToSound(url, on: sink)) }
+        guard let command = subject.command(url: url, streamplay: context.streamplay) else { return nil }
+        return .some(context.spawnToSound(command, subject: subject, on: sink))
     }
 }

@@ -62,16 +62,13 @@ let benchmarks: @Sendable () -> Void = {
         "Allocations per 60 decoded seconds in steady state (target 0)",
         configuration: .init(metrics: [.mallocCountTotal, .wallClock], maxIterations: 5)
     ) { benchmark in
-        let media = try BenchMedia.locate()
-        let player = Player(configuration: PlayerConfiguration(output: .null))
-        defer { player.stop() }
-        // Past start-up (stream open, format negotiation, first prebuffer), the decoder loop
-        // runs on its own: only that loop is measured.
-        player.play(.file(media.path("long.mp3")))
-        let window = min(60.0, media.longSeconds / 3)
-        try PlayerWaiting.spin(timeout: 30) { (player.position ?? 0) >= window }
-        benchmark.startMeasurement()
-        try PlayerWaiting.spin(timeout: 30) { (player.position ?? 0) >= 2 * window }
-        benchmark.stopMeasurement()
+        try SteadyStateAllocations.measure(benchmark, file: "long.mp3")
+    }
+
+    Benchmark(
+        "Allocations per 60 decoded seconds in steady state, AAC in M4A (FFmpeg; target 0)",
+        configuration: .init(metrics: [.mallocCountTotal, .wallClock], maxIterations: 5)
+    ) { benchmark in
+        try SteadyStateAllocations.measure(benchmark, file: "long.m4a")
     }
 }
