@@ -78,6 +78,28 @@
 #                               &id=N, /admin/killsource?mount=... (the source reconnects within
 #                               ~1 s, the title is then empty until set again); public:
 #                               /status-json.xsl.
+#   STREAMPLAY_TEST_ICECAST_AAC_MOUNT  /radio.aac       a live AAC mount (audio/aac): MEDIA_DIR's
+#                               formats/tone.aac (ADTS, 128 kbps, 44.1 kHz, stereo, 6 s),
+#                               looped by ffmpeg as the MP3 one is (-c copy -f adts). Titles as
+#                               for the MP3 mount: "First Song" at start, set with
+#                               /admin/metadata?mount=/radio.aac&mode=updinfo&song=TITLE, sent
+#                               as ICY metadata. Icecast's burst starts mid-frame.
+#   STREAMPLAY_TEST_ICECAST_VORBIS_MOUNT  /radio.ogg    a live Ogg Vorbis mount (application/ogg)
+#   STREAMPLAY_TEST_ICECAST_OPUS_MOUNT  /radio.opus     and a live Ogg Opus one (audio/ogg):
+#                               MEDIA_DIR's formats/tone.ogg and formats/tone.opus (6 s each)
+#                               sent by scripts/ogg-radio-source.py over one PUT connection, each
+#                               loop a new chained stream (new serial, its own headers) whose
+#                               comment header has TITLE=<the title file's text>. No ICY
+#                               metadata (Icecast sends none for Ogg): a listener reads titles
+#                               from the comment headers, the current stream's first.
+#   STREAMPLAY_TEST_ICECAST_OGG_TITLE_FILE  DIR/icecast/ogg-title  the title of both Ogg mounts'
+#                               next chained stream ("First Ogg Song" at start); write it whole
+#                               (write and rename): it takes effect when the file next loops,
+#                               within 6 s. On the Vorbis mount, /admin/metadata?mode=updinfo
+#                               works too: Icecast 2.4.4 starts a chained stream of its own at
+#                               once whose comment header has only TITLE=<song>, until the
+#                               source's next one. On the Opus mount updinfo changes nothing
+#                               (Icecast answers "Mountpoint will not accept URL updates").
 # With --http-only only nginx over plain HTTP and the fault server are started (for the demo):
 # env.sh then has STREAMPLAY_TEST_HTTP, STREAMPLAY_TEST_ACCESS_LOG, STREAMPLAY_TEST_MEDIA,
 # STREAMPLAY_TEST_FAULTS and STREAMPLAY_TEST_FAULTS_LOG.

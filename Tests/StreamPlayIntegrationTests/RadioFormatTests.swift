@@ -11,6 +11,14 @@ struct RadioFormatTests {
         "\(try TestEnvironment.value("STREAMPLAY_TEST_ICECAST"))\(try TestEnvironment.value(variable))"
     }
 
+    /// Sets a mount's title through Icecast's admin interface.
+    static func setTitle(_ title: String, mount variable: String) throws {
+        let mount = try TestEnvironment.value(variable)
+        let song = title.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? title
+        try Shell.run("curl", ["-sf", "-u", try TestEnvironment.value("STREAMPLAY_TEST_ICECAST_ADMIN"),
+                               "\(try TestEnvironment.value("STREAMPLAY_TEST_ICECAST"))/admin/metadata?mount=\(mount)&mode=updinfo&song=\(song)"])
+    }
+
     static func titles(_ events: EventLog) -> [String] {
         events.all.compactMap { if case .metadata(let metadata) = $0 { metadata.title } else { nil } }
     }
@@ -32,12 +40,7 @@ struct RadioFormatTests {
 
     @Test("an AAC (ADTS) mount plays through FFmpeg, and a title set through the admin interface arrives as a metadata event")
     func aacMount() async throws {
-        let mount = try TestEnvironment.value("STREAMPLAY_TEST_ICECAST_AAC_MOUNT")
-        func setTitle(_ title: String) throws {
-            let song = title.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? title
-            try Shell.run("curl", ["-sf", "-u", try TestEnvironment.value("STREAMPLAY_TEST_ICECAST_ADMIN"),
-                                   "\(try TestEnvironment.value("STREAMPLAY_TEST_ICECAST"))/admin/metadata?mount=\(mount)&mode=updinfo&song=\(song)"])
-        }
+        func setTitle(_ title: String) throws { try Self.setTitle(title, mount: "STREAMPLAY_TEST_ICECAST_AAC_MOUNT") }
         let first = "AAC Song \(UUID().uuidString.prefix(6))"
         try setTitle(first)
         let reference = try ReferenceAudio("formats/tone.aac")
@@ -79,5 +82,20 @@ struct RadioFormatTests {
         #expect(player.format == AudioFormat(sampleRate: reference.sampleRate, channels: reference.channels))
         player.stop()
         #expect(Self.heardReference(sink.samples, reference), "\(file): what was heard is not the station's file, decoded")
+    }
+
+    @Test("a title set on the Vorbis mount through the admin interface arrives as a metadata event: Icecast starts a new chained stream with it")
+    func vorbisAdminTitle() async throws {
+        let sink = PacedMemorySink()
+        let player = Player(configuration: PlayerConfiguration(output: .custom { sink }))
+        let events = EventLog(player)
+        player.play(try Self.url(mount: "STREAMPLAY_TEST_ICECAST_VORBIS_MOUNT"))
+        try await player.wait(for: "the first title", within: 15) { _ in !Self.titles(events).isEmpty }
+        let title = "Admin Ogg Song - \(UUID().uuidString.prefix(6))"
+        try Self.setTitle(title, mount: "STREAMPLAY_TEST_ICECAST_VORBIS_MOUNT")
+        // Icecast's own chained stream starts at once, well before the source's next one.
+        try await player.wait(for: "the title set through the admin interface", within: 5) { _ in Self.titles(events).contains(title) }
+        #expect(player.state == .playing)
+        player.stop()
     }
 }
