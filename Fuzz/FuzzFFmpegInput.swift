@@ -54,6 +54,7 @@ public func fuzzFFmpegInput(_ bytes: UnsafePointer<UInt8>, _ size: Int) -> CInt 
                 seeked = true
                 _ = try? decoder.seek(toFrame: Int(bytes[0]) * 100)
             }
+        case .tagsChanged: precondition(decoder.tags != nil)
         }
     }
     preconditionFailure("the decode did not end")

@@ -198,6 +198,32 @@ while at + 8 <= len(data):
     at += size
 open(sys.argv[2], "wb").write(out)
 PY
+# Chained Ogg, as an Ogg radio source sends a new title: two logical streams one after the
+# other, each with its own comment header (cat of two Ogg files is a valid chained stream), in
+# Vorbis and in Opus. The parts keep their own reference decodes; the whole one's is ffmpeg's.
+for kind in "ogg libvorbis -q:a 4" "opus libopus -b:a 96k"; do
+  read -r ext codec option value <<<"$kind"
+  ffmpeg -nostdin -hide_banner -loglevel error -y -i "$wav/unique-44k-stereo-6s.wav" -t 3 -c:a "$codec" "$option" "$value" \
+    -metadata title="Chain One" -metadata artist="Chain Artist" -metadata album="Chain Album" "$out/formats/chain-one.$ext"
+  ffmpeg -nostdin -hide_banner -loglevel error -y -i "$wav/unique-44k-stereo-6s.wav" -ss 3 -c:a "$codec" "$option" "$value" \
+    -metadata title="Chain Two" -metadata artist="Chain Artist" -metadata album="Chain Album" "$out/formats/chain-two.$ext"
+  cat "$out/formats/chain-one.$ext" "$out/formats/chain-two.$ext" >"$out/formats/chained.$ext"
+done
+# Ogg cut short: mid-page (Vorbis and Opus), and at a page boundary in the middle with the last
+# page kept, whose granule position (and end-of-stream flag) promises audio that is not there.
+head -c "$(($(stat -c %s "$out/formats/tone.ogg") / 2))" "$out/formats/tone.ogg" >"$out/formats/truncated.ogg"
+head -c "$(($(stat -c %s "$out/formats/tone.opus") / 2))" "$out/formats/tone.opus" >"$out/formats/truncated.opus"
+python3 - "$out/formats/tone.ogg" "$out/formats/truncated-gap.ogg" <<'PY'
+import sys
+data = open(sys.argv[1], "rb").read()
+pages, at = [], 0
+while at < len(data):
+    size = 27 + data[at + 26] + sum(data[at + 27:at + 27 + data[at + 26]])
+    pages.append(data[at:at + size])
+    at += size
+half = len(pages) // 2
+open(sys.argv[2], "wb").write(b"".join(pages[:half]) + pages[-1])
+PY
 head -c "$(($(stat -c %s "$out/formats/tone-faststart.m4a") / 2))" "$out/formats/tone-faststart.m4a" >"$out/formats/truncated-media.m4a"
 head -c "$(($(stat -c %s "$out/formats/tone.flac") / 2))" "$out/formats/tone.flac" >"$out/formats/truncated.flac"
 ffmpeg -nostdin -hide_banner -loglevel error -y -i "$wav/unique-44k-stereo-6s.wav" -c:a aac -b:a 128k \

@@ -78,6 +78,28 @@
 #                               &id=N, /admin/killsource?mount=... (the source reconnects within
 #                               ~1 s, the title is then empty until set again); public:
 #                               /status-json.xsl.
+#   STREAMPLAY_TEST_ICECAST_AAC_MOUNT  /radio.aac       a live AAC mount (audio/aac): MEDIA_DIR's
+#                               formats/tone.aac (ADTS, 128 kbps, 44.1 kHz, stereo, 6 s),
+#                               looped by ffmpeg as the MP3 one is (-c copy -f adts). Titles as
+#                               for the MP3 mount: "First Song" at start, set with
+#                               /admin/metadata?mount=/radio.aac&mode=updinfo&song=TITLE, sent
+#                               as ICY metadata. Icecast's burst starts mid-frame.
+#   STREAMPLAY_TEST_ICECAST_VORBIS_MOUNT  /radio.ogg    a live Ogg Vorbis mount (application/ogg)
+#   STREAMPLAY_TEST_ICECAST_OPUS_MOUNT  /radio.opus     and a live Ogg Opus one (audio/ogg):
+#                               MEDIA_DIR's formats/tone.ogg and formats/tone.opus (6 s each)
+#                               sent by scripts/ogg-radio-source.py over one PUT connection, each
+#                               loop a new chained stream (new serial, its own headers) whose
+#                               comment header has TITLE=<the title file's text>. No ICY
+#                               metadata (Icecast sends none for Ogg): a listener reads titles
+#                               from the comment headers, the current stream's first.
+#   STREAMPLAY_TEST_ICECAST_OGG_TITLE_FILE  DIR/icecast/ogg-title  the title of both Ogg mounts'
+#                               next chained stream ("First Ogg Song" at start); write it whole
+#                               (write and rename): it takes effect when the file next loops,
+#                               within 6 s. On the Vorbis mount, /admin/metadata?mode=updinfo
+#                               works too: Icecast 2.4.4 starts a chained stream of its own at
+#                               once whose comment header has only TITLE=<song>, until the
+#                               source's next one. On the Opus mount updinfo changes nothing
+#                               (Icecast answers "Mountpoint will not accept URL updates").
 # With --http-only only nginx over plain HTTP and the fault server are started (for the demo):
 # env.sh then has STREAMPLAY_TEST_HTTP, STREAMPLAY_TEST_ACCESS_LOG, STREAMPLAY_TEST_MEDIA,
 # STREAMPLAY_TEST_FAULTS and STREAMPLAY_TEST_FAULTS_LOG.
@@ -156,10 +178,18 @@ SOURCE_LIFETIME=7200     # seconds; the Icecast source (ffmpeg) exits by itself 
 ICECAST_MOUNT=/radio.mp3
 ICECAST_FILE=cbr-44k-stereo.mp3  # in the media directory
 ICECAST_TITLE="First Song"
+ICECAST_AAC_MOUNT=/radio.aac
+ICECAST_AAC_FILE=formats/tone.aac   # in the media directory
+ICECAST_VORBIS_MOUNT=/radio.ogg
+ICECAST_VORBIS_FILE=formats/tone.ogg
+ICECAST_OPUS_MOUNT=/radio.opus
+ICECAST_OPUS_FILE=formats/tone.opus
+ICECAST_OGG_TITLE="First Ogg Song"
 SELF=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/$(basename "${BASH_SOURCE[0]}")
 FAULT_SERVER=$(dirname "$SELF")/fault-server.py
 OAUTH_SERVER=$(dirname "$SELF")/oauth-server.py
 SERVICE_STUBS=$(dirname "$SELF")/service-stubs.py
+OGG_SOURCE=$(dirname "$SELF")/ogg-radio-source.py
 VENV_PYTHON=${STREAMPLAY_VENV:-$(cd "$(dirname "$SELF")/.." && pwd)/.build-venv}/bin/python
 
 usage() {
@@ -260,7 +290,8 @@ do_stop() { # DIR
     stop_pidfile "$dir" watchdog
   fi
   # The Icecast source before Icecast, so that it does not reconnect in between.
-  for name in nginx pulse blackhole faults oauth stubs icecast-source icecast \
+  for name in nginx pulse blackhole faults oauth stubs icecast-source icecast-aac-source \
+    icecast-vorbis-source icecast-opus-source icecast \
     pipewire-pulse wireplumber pipewire dbus; do
     stop_pidfile "$dir" "$name"
   done
@@ -723,7 +754,7 @@ write_icecast_conf() { # DIR PORT SOURCE_PASSWORD RELAY_PASSWORD ADMIN_PASSWORD
     <hostname>127.0.0.1</hostname>
     <limits>
         <clients>100</clients>
-        <sources>4</sources>
+        <sources>8</sources>
         <queue-size>262144</queue-size>
         <client-timeout>30</client-timeout>
         <header-timeout>15</header-timeout>
@@ -785,21 +816,23 @@ start_icecast() { # DIR PORT
   return 1
 }
 
-start_icecast_source() { # DIR PORT MEDIA SOURCE_PASSWORD ADMIN_PASSWORD
-  local dir=$1 port=$2 media=$3 source_pw=$4 admin_pw=$5 ice="$1/icecast" pid answer deadline
-  : >"$ice/source.log"
+start_icecast_source() { # DIR NAME FILE URL CONTENT_TYPE FORMAT FFMPEG_OPTIONS...
+  local dir=$1 name=$2 file=$3 url=$4 type=$5 format=$6 ice="$1/icecast"
+  shift 6
+  : >"$ice/$name.log"
   # ffmpeg feeds the mount: the file in a loop at real time (-re), its frames copied as they
-  # are (-c copy). -id3v2_version 0 and -write_xing 0 keep the mp3 muxer from putting an ID3v2
-  # tag and a Xing/Info frame in front of the stream; the input's own Info frame and tags are
-  # not audio packets, so they are not sent either. ffmpeg does not reconnect, so a small loop
-  # starts it again 0.5 s after it ended (after /admin/killsource, say). The loop runs as the
-  # caller (ffmpeg reads the media file) and has DIR on its command line (for stop); on TERM it
-  # stops its ffmpeg first. Both end at the lifetime: the loop by its deadline, each ffmpeg by
-  # -t (so an ffmpeg left behind by a killed loop ends too). ffmpeg's warnings and errors and
-  # the loop's events go to the log.
+  # are (-c copy). For MP3, -id3v2_version 0 and -write_xing 0 keep the mp3 muxer from putting
+  # an ID3v2 tag and a Xing/Info frame in front of the stream; the input's own Info frame and
+  # tags are not audio packets, so they are not sent either. ffmpeg does not reconnect, so a
+  # small loop starts it again 0.5 s after it ended (after /admin/killsource, say). The loop
+  # runs as the caller (ffmpeg reads the media file) and has DIR on its command line (for
+  # stop); on TERM it stops its ffmpeg first. Both end at the lifetime: the loop by its
+  # deadline, each ffmpeg by -t (so an ffmpeg left behind by a killed loop ends too). ffmpeg's
+  # warnings and errors and the loop's events go to DIR/icecast/NAME.log.
   # shellcheck disable=SC2016  # $1.. belong to the inner bash
   setsid bash -c '
-    dir=$1 deadline=$((SECONDS + $2)) file=$3 url=$4 child=""
+    dir=$1 deadline=$((SECONDS + $2)) file=$3 url=$4 type=$5 format=$6 child=""
+    shift 6
     say() { echo "$(date "+%Y-%m-%d %H:%M:%S") icecast-source: $*"; }
     quit() {
       say "stopping"
@@ -810,9 +843,9 @@ start_icecast_source() { # DIR PORT MEDIA SOURCE_PASSWORD ADMIN_PASSWORD
     while ((SECONDS < deadline)); do
       say "ffmpeg streams $file to ${url##*@} (for $((deadline - SECONDS)) s at most)"
       ffmpeg -nostdin -hide_banner -loglevel warning -re -stream_loop -1 -i "$file" \
-        -t "$((deadline - SECONDS))" -map 0:a:0 -c copy -id3v2_version 0 -write_xing 0 \
-        -content_type audio/mpeg -ice_name "StreamPlay test" \
-        -ice_description "StreamPlay test radio" -f mp3 "$url" &
+        -t "$((deadline - SECONDS))" -map 0:a:0 -c copy "$@" \
+        -content_type "$type" -ice_name "StreamPlay test" \
+        -ice_description "StreamPlay test radio" -f "$format" "$url" &
       child=$!
       wait "$child" && rc=0 || rc=$?
       child=""
@@ -822,38 +855,68 @@ start_icecast_source() { # DIR PORT MEDIA SOURCE_PASSWORD ADMIN_PASSWORD
       wait $!
     done
     say "lifetime over, exiting"
-  ' icecast-source "$dir" "$SOURCE_LIFETIME" "$media/$ICECAST_FILE" \
-    "icecast://source:$source_pw@127.0.0.1:$port$ICECAST_MOUNT" </dev/null >>"$ice/source.log" 2>&1 &
-  pid=$!
-  echo "$pid" >"$dir/icecast-source.pid"
-  # Live once the admin interface lists the mount (asking the mount itself would count as a
+  ' icecast-source "$dir" "$SOURCE_LIFETIME" "$file" "$url" "$type" "$format" "$@" \
+    </dev/null >>"$ice/$name.log" 2>&1 &
+  echo "$!" >"$dir/$name.pid"
+}
+
+start_ogg_source() { # DIR NAME FILE CONTENT_TYPE PORT MOUNT SOURCE_PASSWORD
+  local dir=$1 name=$2 ice="$1/icecast"
+  # A chained Ogg stream, a new logical stream with the current title each time the file
+  # loops (see ogg-radio-source.py); the title file is shared by both Ogg mounts.
+  : >"$ice/$name.log"
+  setsid python3 "$OGG_SOURCE" "$dir" "$SOURCE_LIFETIME" "$3" "$4" "$ice/ogg-title" "$5" "$6" "$7" \
+    </dev/null >>"$ice/$name.log" 2>&1 &
+  echo "$!" >"$dir/$name.pid"
+}
+
+start_icecast_sources() { # DIR PORT MEDIA SOURCE_PASSWORD ADMIN_PASSWORD
+  local dir=$1 port=$2 media=$3 source_pw=$4 admin_pw=$5 ice="$1/icecast" answer deadline name mount
+  local url="icecast://source:$source_pw@127.0.0.1:$port"
+  local -A mounts=([icecast-source]=$ICECAST_MOUNT [icecast-aac-source]=$ICECAST_AAC_MOUNT
+    [icecast-vorbis-source]=$ICECAST_VORBIS_MOUNT [icecast-opus-source]=$ICECAST_OPUS_MOUNT)
+  printf '%s\n' "$ICECAST_OGG_TITLE" >"$ice/ogg-title"
+  # All four start at once: each takes about a second to go live, and they do not wait for
+  # one another.
+  start_icecast_source "$dir" icecast-source "$media/$ICECAST_FILE" "$url$ICECAST_MOUNT" audio/mpeg mp3 \
+    -id3v2_version 0 -write_xing 0
+  start_icecast_source "$dir" icecast-aac-source "$media/$ICECAST_AAC_FILE" "$url$ICECAST_AAC_MOUNT" audio/aac adts
+  start_ogg_source "$dir" icecast-vorbis-source "$media/$ICECAST_VORBIS_FILE" application/ogg \
+    "$port" "$ICECAST_VORBIS_MOUNT" "$source_pw"
+  start_ogg_source "$dir" icecast-opus-source "$media/$ICECAST_OPUS_FILE" audio/ogg \
+    "$port" "$ICECAST_OPUS_MOUNT" "$source_pw"
+  # Live once the admin interface lists every mount (asking a mount itself would count as a
   # listener in the statistics tests may look at). A deadline rather than a count of tries:
   # each try may itself wait up to 2 s.
   deadline=$((SECONDS + START_TIMEOUT))
   while ((SECONDS < deadline)); do
-    if ! alive "$pid"; then
-      log "the Icecast source (ffmpeg) exited during start"
-      show_log "$ice/source.log"
-      show_log "$ice/log/icecast.log"
-      return 1
-    fi
-    answer=$(http_get "$port" /admin/listmounts "admin:$admin_pw" 2>/dev/null) || true
-    if [[ $answer == 200\ * && $answer == *"<source mount=\"$ICECAST_MOUNT\">"* ]]; then
-      # The first title, set the way a test changes it.
-      answer=$(http_get "$port" \
-        "/admin/metadata?mount=$ICECAST_MOUNT&mode=updinfo&song=${ICECAST_TITLE// /%20}" \
-        "admin:$admin_pw" 2>/dev/null) || true
-      if [[ $answer == 200\ * && $answer == *"<return>1</return>"* ]]; then
-        return 0
+    for name in "${!mounts[@]}"; do
+      if ! alive "$(<"$dir/$name.pid")"; then
+        log "the Icecast source $name exited during start"
+        show_log "$ice/$name.log"
+        show_log "$ice/log/icecast.log"
+        return 1
       fi
-      log "Icecast did not take the first title: $answer"
-      show_log "$ice/log/icecast.log"
-      return 1
-    fi
-    sleep 0.1
+    done
+    answer=$(http_get "$port" /admin/listmounts "admin:$admin_pw" 2>/dev/null) || true
+    for name in "${!mounts[@]}"; do
+      [[ $answer == 200\ * && $answer == *"<source mount=\"${mounts[$name]}\">"* ]] || continue 2
+    done
+    # The first titles of the MP3 and AAC mounts, set the way a test changes them (the Ogg
+    # mounts have theirs in their comment headers).
+    for mount in "$ICECAST_MOUNT" "$ICECAST_AAC_MOUNT"; do
+      answer=$(http_get "$port" "/admin/metadata?mount=$mount&mode=updinfo&song=${ICECAST_TITLE// /%20}" \
+        "admin:$admin_pw" 2>/dev/null) || true
+      if [[ $answer != 200\ * || $answer != *"<return>1</return>"* ]]; then
+        log "Icecast did not take the first title of $mount: $answer"
+        show_log "$ice/log/icecast.log"
+        return 1
+      fi
+    done
+    return 0
   done
-  log "the mount $ICECAST_MOUNT was not live within ${START_TIMEOUT}s"
-  show_log "$ice/source.log"
+  log "the Icecast mounts were not all live within ${START_TIMEOUT}s: $answer"
+  for name in "${!mounts[@]}"; do show_log "$ice/$name.log"; done
   show_log "$ice/log/icecast.log"
   return 1
 }
@@ -925,10 +988,13 @@ do_start() { # DIR [--http-only | --bench] [--owner-pid PID]
   media=$(cd "$media" && pwd)
   check_path "$dir"
   check_path "$media"
-  if [[ $mode == full && ! -f $media/$ICECAST_FILE ]]; then
-    log "the Icecast mount plays $media/$ICECAST_FILE, which is missing" \
-      "(run scripts/make-test-media.sh and pass its directory as MEDIA_DIR)"
-    exit 1
+  if [[ $mode == full ]]; then
+    for file in "$ICECAST_FILE" "$ICECAST_AAC_FILE" "$ICECAST_VORBIS_FILE" "$ICECAST_OPUS_FILE"; do
+      [[ -f $media/$file ]] && continue
+      log "an Icecast mount plays $media/$file, which is missing" \
+        "(run scripts/make-test-media.sh and pass its directory as MEDIA_DIR)"
+      exit 1
+    done
   fi
 
   # Leftovers of an earlier start in the same DIR would confuse the pid files.
@@ -959,7 +1025,7 @@ do_start() { # DIR [--http-only | --bench] [--owner-pid PID]
       'import secrets; print(*(secrets.token_hex(8) for _ in range(3)))')
     write_icecast_conf "$dir" "$ice_port" "$source_pw" "$relay_pw" "$admin_pw"
     start_icecast "$dir" "$ice_port"
-    start_icecast_source "$dir" "$ice_port" "$media" "$source_pw" "$admin_pw"
+    start_icecast_sources "$dir" "$ice_port" "$media" "$source_pw" "$admin_pw"
     read -r oauth_secret oauth_password < <(python3 -c \
       'import secrets; print(*(secrets.token_hex(12) for _ in range(2)))')
     oauth_port=$(start_oauth "$dir" "$oauth_secret" "$oauth_password")
@@ -998,6 +1064,10 @@ do_start() { # DIR [--http-only | --bench] [--owner-pid PID]
     if [[ $mode == full ]]; then
       printf 'export STREAMPLAY_TEST_ICECAST=%q\n' "http://127.0.0.1:$ice_port"
       printf 'export STREAMPLAY_TEST_ICECAST_MOUNT=%q\n' "$ICECAST_MOUNT"
+      printf 'export STREAMPLAY_TEST_ICECAST_AAC_MOUNT=%q\n' "$ICECAST_AAC_MOUNT"
+      printf 'export STREAMPLAY_TEST_ICECAST_VORBIS_MOUNT=%q\n' "$ICECAST_VORBIS_MOUNT"
+      printf 'export STREAMPLAY_TEST_ICECAST_OPUS_MOUNT=%q\n' "$ICECAST_OPUS_MOUNT"
+      printf 'export STREAMPLAY_TEST_ICECAST_OGG_TITLE_FILE=%q\n' "$dir/icecast/ogg-title"
       printf 'export STREAMPLAY_TEST_ICECAST_ADMIN=%q\n' "admin:$admin_pw"
       printf 'export STREAMPLAY_TEST_OAUTH=%q\n' "http://127.0.0.1:$oauth_port"
       printf 'export STREAMPLAY_TEST_OAUTH_LOG=%q\n' "$dir/oauth.log"

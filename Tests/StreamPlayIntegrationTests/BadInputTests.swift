@@ -49,6 +49,11 @@ struct BadInputTests {
         ("http:/formats/no-moov.m4a", .notAudio),
         ("http:/formats/truncated-media.m4a", .decodingFailed),
         ("media:/formats/truncated.flac", .decodingFailed),
+        // Ogg cut mid-page (Vorbis, Opus), and cut with its last page kept: its granule position
+        // promises audio that is not there.
+        ("media:/formats/truncated.ogg", .decodingFailed),
+        ("http:/formats/truncated.opus", .decodingFailed),
+        ("http:/formats/truncated-gap.ogg", .decodingFailed),
         ("http:/formats/encrypted.m4a", .drmProtected),
         ("http:/formats/unknown-codec.wav", .unsupportedFormat("WAV with audio of unknown codec")),
         ("http:/hls/missing-init/index.m3u8", .httpStatus(404)),

@@ -7,6 +7,9 @@ enum DecodeStep: Equatable {
     case needMore
     /// The output format changes from here on; query ``AudioDecoder/format``.
     case formatChanged
+    /// A new stream within the input (a chained Ogg stream) starts with the next audio, under
+    /// new names; query ``AudioDecoder/tags``.
+    case tagsChanged
     /// The stream declared its end.
     case finished
 }

@@ -308,6 +308,9 @@ final class PlaybackSession: QueueSession, @unchecked Sendable {
                 reportTags(decoder: decoder, state: state)
                 if state.pendingSeek == nil { baseFrame.store(0, ordering: .releasing) }
                 decide { $0.firstAudioDecoded() }
+            case .tagsChanged:
+                // Reported as the stream's first audio goes to the sink, not when it was demuxed.
+                if let tags = decoder.tags { report(.metadata(tags)) }
             case .audio(let byteCount, let decodedFrame):
                 guard let format = decoder.format else { continue }
                 if !state.attached {

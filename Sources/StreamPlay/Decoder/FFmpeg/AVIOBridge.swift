@@ -27,6 +27,8 @@ final class AVIOBridge {
     private(set) var inputEnded = false
     unowned(unsafe) let pump: any DecoderInputPump
     private(set) var context: UnsafeMutablePointer<AVIOContext>?
+    /// Sees every byte libavformat reads, with its offset (an Ogg stream's pages).
+    var watcher: OggChainWatcher?
 
     /// libavformat's read size; it buffers this much ahead of the demuxer.
     private static let bufferSize = 32 * 1024
@@ -122,6 +124,7 @@ final class AVIOBridge {
         held.withUnsafeBytes { held in
             UnsafeMutableRawPointer(buffer).copyMemory(from: held.baseAddress! + readIndex, byteCount: count)
         }
+        watcher?.observe(UnsafeRawBufferPointer(start: buffer, count: count), at: position)
         readIndex += count
         if readIndex > Self.keptBehind * 2 {
             let drop = readIndex - Self.keptBehind

@@ -46,6 +46,14 @@ final class FFmpegDecoder: AudioDecoder {
     /// Values of a tag in front of the stream (an ID3v2 tag the session skipped).
     private var tagReplayGain: ReplayGainValues?
     private(set) var replayGain: ReplayGainAdjustment?
+    /// An Ogg stream's pages, for each chained stream's comment header and for its last page.
+    private let oggPages: OggChainWatcher?
+    /// Whether audio was decoded since the stream was opened: the first stream's names are read
+    /// with its header, and only later ones are news.
+    private var decodedSinceOpen = false
+    /// Names of chained streams whose first packet went to the decoder: each is reported just
+    /// before that stream's first audio.
+    private var chainTags: [StreamMetadata] = []
 
     private enum Stage { case closed, decoding, draining, ended }
 
@@ -64,6 +72,8 @@ final class FFmpegDecoder: AudioDecoder {
         self.container = container
         replayGainSettings = replayGain
         io = AVIOBridge(pump: pump)
+        if case .ogg = container { oggPages = OggChainWatcher() } else { oggPages = nil }
+        io.watcher = oggPages
         packet = av_packet_alloc()
         frame = av_frame_alloc()
     }
@@ -187,6 +197,8 @@ final class FFmpegDecoder: AudioDecoder {
         avcodec_flush_buffers(codecContext)
         if let converter { swr_close(converter); swr_init(converter) }
         heldFrame = false
+        oggPages?.dropComments()
+        chainTags.removeAll()
         stage = .decoding
         seekTarget = target
         return (target, nil)
@@ -288,6 +300,8 @@ final class FFmpegDecoder: AudioDecoder {
         io.close()
         streamIndex = -1
         heldFrame = false
+        decodedSinceOpen = false
+        chainTags.removeAll()
         stage = .closed
     }
 
@@ -316,15 +330,18 @@ final class FFmpegDecoder: AudioDecoder {
             return nil
         }
         guard packet.pointee.stream_index == streamIndex else { return nil }
+        takeChainTags(at: packet.pointee.pos)
         var size = 0
         if av_packet_get_side_data(packet, AV_PKT_DATA_ENCRYPTION_INFO, &size) != nil {
             throw .drmProtected(url: "", scheme: Self.commonEncryption)
         }
         let sent = avcodec_send_packet(codecContext, packet)
         if sent < 0, sent != sp_averror(EAGAIN) {
-            // A damaged packet is skipped; many in a row are not audio at all.
+            // A damaged packet is skipped; many in a row are not audio at all. Before the first
+            // audio, only a bare ADTS stream may begin with damage: a radio station's stream
+            // joined mid-frame, where the demuxer takes a false sync word for a frame.
             damagedPackets += 1
-            if damagedPackets > Self.damageLimit || format == nil { throw failure("decoding", sent) }
+            if damagedPackets > Self.damageLimit || (format == nil && container != .adts) { throw failure("decoding", sent) }
         } else {
             damagedPackets = 0
         }
@@ -334,6 +351,7 @@ final class FFmpegDecoder: AudioDecoder {
     /// Takes the frame just decoded: a new format is reported first; audio is converted.
     private func takeFrame(into buffer: UnsafeMutableRawBufferPointer) throws(PlayerError) -> DecodeStep? {
         guard let frame else { return nil }
+        decodedSinceOpen = true
         let layout = (rate: frame.pointee.sample_rate, format: frame.pointee.format, channels: frame.pointee.ch_layout.nb_channels)
         if sourceLayout.map({ $0 != layout }) ?? true {
             try configureConverter(for: frame)
@@ -352,6 +370,11 @@ final class FFmpegDecoder: AudioDecoder {
     /// Converts the held frame, or what the converter still holds of the last one.
     private func convertHeldAudio(into buffer: UnsafeMutableRawBufferPointer) throws(PlayerError) -> DecodeStep? {
         guard let converter, let format else { return nil }
+        if heldFrame, !chainTags.isEmpty {
+            // The held frame is the first audio of a chained stream: its names come first.
+            tags = chainTags.removeFirst()
+            return .tagsChanged
+        }
         let capacity = Int32(buffer.count / format.bytesPerFrame)
         var output: UnsafeMutablePointer<UInt8>? = buffer.baseAddress?.assumingMemoryBound(to: UInt8.self)
         let converted: Int32
@@ -426,6 +449,9 @@ final class FFmpegDecoder: AudioDecoder {
     /// off part of a track as the whole. Lengths estimated from the bitrate, and streams of
     /// unknown size (HLS, radio), are not judged.
     private func checkComplete() throws(PlayerError) {
+        if inputLength != nil, let oggPages, !oggPages.endsWithCompletePage {
+            throw .decodingFailed(reason: "the \(container) stream ends without its last page (one marked end-of-stream): the file is truncated")
+        }
         guard inputLength != nil, let formatContext, let format, let declared = totalFrames,
               formatContext.pointee.duration_estimation_method != AVFMT_DURATION_FROM_BITRATE else { return }
         let tolerance = max(format.frames(forSeconds: Self.truncationTolerance), declared / 50)
@@ -439,6 +465,16 @@ final class FFmpegDecoder: AudioDecoder {
 
     private static func seconds(_ value: Double) -> String {
         "\((value * 10).rounded() / 10) s"
+    }
+
+    /// A chained stream begins with the packet at input offset `position` when a comment
+    /// header was read before it; the stream's names wait for its first decoded audio.
+    private func takeChainTags(at position: Int64) {
+        guard let oggPages, position >= 0 else { return }
+        let comments = oggPages.takeComments(before: Int(position))
+        // The first stream's comment was read with the header (FFmpegTagReader).
+        guard decodedSinceOpen else { return }
+        chainTags += comments.compactMap(\.tags)
     }
 
     // MARK: Errors
