@@ -19,6 +19,8 @@ extension PlaybackSession {
         /// once decided.
         var sniffed: [UInt8]? = []
         var infoApplied = false
+        /// The ID3v2 tag's names, held until the first audio to be reported with the others.
+        var heldTags: StreamMetadata?
         var pendingSeek: Double?
         /// The next audio chunk starts the timeline anew (after a seek).
         var rebase = true

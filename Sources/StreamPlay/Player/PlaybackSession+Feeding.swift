@@ -112,8 +112,9 @@ extension PlaybackSession {
             // The tag is skipped here, not fed: mpg123 would hold all of it in memory, and its
             // size (up to 256 MiB) comes from the network. What follows it is sniffed in turn.
             let tagEnd = heldStart + size
-            // A bigger tag is read from the part at hand (text frames lead).
-            if let names = ID3TagReader.read(held.prefix(size)) { report(.metadata(names)) }
+            // A bigger tag is read from the part at hand (text frames lead). Its names are
+            // reported with the other tags' once the audio is known (``reportTags``).
+            if let names = ID3TagReader.read(held.prefix(size)) { state.heldTags = names }
             try decoder.restart(atByte: tagEnd, frame: 0)
             if size <= held.count {
                 state.sniffed = Array(held[size...])
