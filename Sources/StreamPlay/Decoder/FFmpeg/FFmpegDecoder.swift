@@ -39,6 +39,8 @@ final class FFmpegDecoder: AudioDecoder {
     private var reading = false
     private var damagedPackets = 0
     private var inputLength: Int?
+    /// The track's length from an `iTunSMPB` comment: audio beyond it is encoder padding.
+    private var gaplessEnd: Int?
 
     private enum Stage { case closed, decoding, draining, ended }
 
@@ -74,6 +76,7 @@ final class FFmpegDecoder: AudioDecoder {
 
     var totalFrames: Int? {
         guard let format, let formatContext, streamIndex >= 0 else { return nil }
+        if let gaplessEnd { return gaplessEnd }
         let stream = formatContext.pointee.streams[Int(streamIndex)]!.pointee
         if stream.duration > 0 {
             return Int(av_rescale_q(stream.duration, stream.time_base, AVRational(num: 1, den: Int32(format.sampleRate))))
@@ -234,6 +237,8 @@ final class FFmpegDecoder: AudioDecoder {
         guard status >= 0 else { throw failure("opening the \(String(cString: codec!.pointee.name)) decoder", status) }
         damagedPackets = 0
         tags = FFmpegTagReader.read(context, audio: stream)
+        gaplessEnd = av_dict_get(context.pointee.metadata, "iTunSMPB", nil, 0)
+            .flatMap { ITunesGaplessInfo(String(cString: $0.pointee.value)) }?.originalFrames
         return true
     }
 
@@ -356,10 +361,13 @@ final class FFmpegDecoder: AudioDecoder {
             return nil
         }
         guard converted >= 0 else { throw failure("converting samples", converted) }
-        guard converted > 0 else { return nil }
+        // Past an iTunSMPB length, the encoder's padding: decoded (the stream must reach its
+        // end) but never heard.
+        let kept = gaplessEnd.map { max(min(Int(converted), $0 - nextFrame), 0) } ?? Int(converted)
+        guard kept > 0 else { return nil }
         let first = nextFrame
-        nextFrame += Int(converted)
-        return .audio(byteCount: Int(converted) * format.bytesPerFrame, firstFrame: first)
+        nextFrame += kept
+        return .audio(byteCount: kept * format.bytesPerFrame, firstFrame: first)
     }
 
     /// After a seek, the first frame's timestamp tells which track frame it starts at; audio
