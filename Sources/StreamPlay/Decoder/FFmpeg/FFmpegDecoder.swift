@@ -190,7 +190,8 @@ final class FFmpegDecoder: AudioDecoder {
     /// Opens the demuxer on the bytes fed and the decoder of its audio stream.
     /// - Returns: `false` when a command interrupted the reading.
     private func openStream() throws(PlayerError) -> Bool {
-        let avio = try io.open()
+        // An MP4's index may follow its media: a server without ranges is then read twice.
+        let avio = try io.open(rereading: isMP4)
         guard var context = avformat_alloc_context() else { throw .decodingFailed(reason: "out of memory") }
         context.pointee.pb = avio
         context.pointee.flags |= AVFMT_FLAG_CUSTOM_IO
@@ -303,7 +304,7 @@ final class FFmpegDecoder: AudioDecoder {
                 return nil
             }
             damagedPackets += 1
-            if damagedPackets > Self.damageLimit { throw failure("reading the \(container) container", result) }
+            if damagedPackets > Self.damageLimit { throw packetFailure(result) }
             return nil
         }
         guard packet.pointee.stream_index == streamIndex else { return nil }
@@ -424,6 +425,17 @@ final class FFmpegDecoder: AudioDecoder {
 
     private func failure(_ doing: String, _ code: Int32) -> PlayerError {
         .decodingFailed(reason: "\(doing): \(Self.describe(code))")
+    }
+
+    private var isMP4: Bool {
+        if case .mp4 = container { true } else { false }
+    }
+
+    /// Packets that cannot be read from an MP4 on an input that cannot seek: its index follows
+    /// its media, which the demuxer read through to reach it and cannot go back to.
+    private func packetFailure(_ code: Int32) -> PlayerError {
+        guard isMP4, !io.seekable else { return failure("reading the \(container) container", code) }
+        return .decodingFailed(reason: "reading the \(container) container: \(Self.describe(code)); its index follows its media, and the server neither takes Range requests nor says the length, so the media cannot be read again after the index")
     }
 
     static func describe(_ code: Int32) -> String {
