@@ -10,9 +10,12 @@ import Glibc
 ///
 /// Runs on the decoder thread, in one blocking call; its easy handle lives and dies in that call.
 /// It never reads more than asked: a server that answers a Range request with the whole body
-/// (200) is cut off at its first bytes and means "no trailing bytes", as does any failure. A tag
-/// is worth no wait of its own, so the request gets the connect timeout as its whole budget.
+/// (200) is cut off at its first bytes and means "no trailing bytes", as does any failure.
 enum TrailingBytesReader {
+    /// The most a Range request for a tag may take, whole: the first audio waits for it, and a
+    /// tag is not worth a long wait (the connect timeout, if shorter, bounds it too).
+    static let timeout = 2.0
+
     /// The last `count` bytes of the file at `path`, or `nil` if it cannot be read.
     static func file(_ path: String, count: Int) -> [UInt8]? {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
@@ -55,7 +58,7 @@ enum TrailingBytesReader {
         easy.requestRange(from: totalLength - wanted, through: totalLength - 1)
         let sink = Sink(limit: wanted, shouldStop: shouldStop)
         let context = Unmanaged.passUnretained(sink).toOpaque()
-        sp_curl_setopt_long(handle, CURLOPT_TIMEOUT_MS, Int(configuration.connectTimeout * 1000))
+        sp_curl_setopt_long(handle, CURLOPT_TIMEOUT_MS, Int(min(configuration.connectTimeout, timeout) * 1000))
         sp_curl_setopt_pointer(handle, CURLOPT_WRITEDATA, context)
         sp_curl_setopt_data_callback(handle, CURLOPT_WRITEFUNCTION) { data, size, count, context in
             let sink = Unmanaged<Sink>.fromOpaque(context!).takeUnretainedValue()
