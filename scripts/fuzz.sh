@@ -19,6 +19,7 @@ targets=(
   "ffmpeg Fuzz/FuzzFFmpegInput.swift Sources/StreamPlay/Decoder/FFmpeg/FFmpegDecoder.swift Sources/StreamPlay/Decoder/FFmpeg/AVIOBridge.swift Sources/StreamPlay/Decoder/FFmpeg/OggChainWatcher.swift Sources/StreamPlay/Decoder/FFmpeg/FFmpegTagReader.swift Sources/StreamPlay/Decoder/DecoderInputPump.swift Sources/StreamPlay/Decoder/AudioDecoder.swift Sources/StreamPlay/Decoder/Sniffing/MediaSignature.swift Sources/StreamPlay/Player/AudioFormat.swift Sources/StreamPlay/Player/PlayerError.swift Sources/StreamPlay/Player/StreamMetadata.swift Sources/StreamPlay/Player/Artwork.swift Sources/StreamPlay/Support/RedactedURL.swift Sources/StreamPlay/Support/WhitespaceTrimming.swift"
   "headers Fuzz/FuzzHeaders.swift Sources/StreamPlay/Input/ResponseHeaders.swift Sources/StreamPlay/Support/WhitespaceTrimming.swift"
   "id3 Fuzz/FuzzID3.swift Sources/StreamPlay/Decoder/Tags/ID3TagReader.swift Sources/StreamPlay/Player/StreamMetadata.swift Sources/StreamPlay/Player/Artwork.swift Sources/StreamPlay/Support/WhitespaceTrimming.swift"
+  "id3v1 Fuzz/FuzzID3v1.swift Sources/StreamPlay/Decoder/Tags/ID3v1TagReader.swift Sources/StreamPlay/Player/StreamMetadata.swift Sources/StreamPlay/Player/Artwork.swift Sources/StreamPlay/Support/WhitespaceTrimming.swift"
 )
 
 for entry in "${targets[@]}"; do

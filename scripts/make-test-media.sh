@@ -287,6 +287,62 @@ done
 
 bash "$scripts/make-demo.sh" "$out/demo.mp3"
 
+# --- Gapless M4A by iTunSMPB alone --------------------------------------------------------------
+
+# M4As whose only gapless facts are an iTunes-style `----:com.apple.iTunes:iTunSMPB` comment, as
+# older iTunes-style encoders write them: ffmpeg's AAC encoder without an edit list, then the
+# comment added with its real priming (1024 samples), padding and the source's length. In a
+# folder of their own: the reference (NAME.raw) is the source signal itself, not ffmpeg's
+# decode, and NAME.decoded.raw is ffmpeg's decode cut to that length (what a player that reads
+# iTunSMPB gives, sample for sample). smpb-part1/2 are one signal cut at 2 s, for a gapless queue.
+mkdir -p "$out/smpb"
+smpb() { # OUT SOURCE_ARGS...
+  local dst=$1
+  shift
+  ffmpeg -nostdin -hide_banner -loglevel error -y -i "$wav/unique-44k-stereo-6s.wav" "$@" -f s16le -c:a pcm_s16le "$out/smpb/$dst.raw"
+  ffmpeg -nostdin -hide_banner -loglevel error -y -f s16le -ar 44100 -ac 2 -i "$out/smpb/$dst.raw" \
+    -c:a aac -b:a 128k -use_editlist 0 "$out/smpb/$dst.tmp.m4a"
+  local frames decoded priming=1024
+  frames=$(($(stat -c %s "$out/smpb/$dst.raw") / 4))
+  decoded=$(($(ffmpeg -nostdin -hide_banner -loglevel error -i "$out/smpb/$dst.tmp.m4a" -f s16le - | wc -c) / 4))
+  python3 - "$out/smpb/$dst.tmp.m4a" "$out/smpb/$dst" "$priming" "$((decoded - priming - frames))" "$frames" <<'PY'
+import struct, sys
+source, target, priming, padding, frames = sys.argv[1], sys.argv[2], *map(int, sys.argv[3:])
+data = bytearray(open(source, "rb").read())
+if b"elst" in data:
+    sys.exit("make-test-media: ffmpeg wrote an edit list despite -use_editlist 0")
+def find(start, end, kind):
+    at = start
+    while at + 8 <= end:
+        size, name = struct.unpack(">I4s", data[at:at + 8])
+        if name == kind:
+            return at, size
+        at += size
+    sys.exit(f"make-test-media: no {kind} atom")
+# moov follows mdat (ffmpeg's default), so growing it moves no sample offset.
+moov = find(0, len(data), b"moov")
+udta = find(moov[0] + 8, sum(moov), b"udta")
+meta = find(udta[0] + 8, sum(udta), b"meta")
+ilst = find(meta[0] + 12, sum(meta), b"ilst")
+text = (" 00000000 %08X %08X %016X" % (priming, padding, frames) + " 00000000" * 8).encode()
+def atom(kind, body):
+    return struct.pack(">I4s", 8 + len(body), kind) + body
+freeform = atom(b"----", atom(b"mean", bytes(4) + b"com.apple.iTunes") + atom(b"name", bytes(4) + b"iTunSMPB")
+                + atom(b"data", struct.pack(">II", 1, 0) + text))
+data[sum(ilst):sum(ilst)] = freeform
+for at, size in (moov, udta, meta, ilst):
+    data[at:at + 4] = struct.pack(">I", size + len(freeform))
+open(target, "wb").write(data)
+PY
+  rm -f "$out/smpb/$dst.tmp.m4a"
+  printf 'rate=44100\nchannels=2\n' >"$out/smpb/$dst.info"
+  cp "$out/smpb/$dst.info" "$out/smpb/$dst.decoded.info"
+  ffmpeg -nostdin -hide_banner -loglevel error -i "$out/smpb/$dst" -f s16le - | head -c "$((frames * 4))" >"$out/smpb/$dst.decoded.raw"
+}
+smpb tone.m4a
+smpb part1.m4a -t 2
+smpb part2.m4a -ss 2 -t 2
+
 # --- Reference decodes -------------------------------------------------------------------------
 
 for mp3 in "$out"/*.mp3; do

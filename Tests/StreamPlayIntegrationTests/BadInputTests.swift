@@ -109,8 +109,9 @@ struct BadInputTests {
         #expect(try await player.finish(within: 10) == .ended)
         player.stop()
         let requests = try accessLogEntries(for: "/cbr-44k-mono.mp3?ua-\(tag)")
-        #expect(requests.count == 1)
-        #expect(requests.first?.userAgent.hasPrefix("StreamPlay/") == true)
+        // One download; a Range request for the last bytes (an ID3v1 tag) may follow it.
+        #expect(requests.filter { $0.range.isEmpty || $0.range == "-" }.count == 1, "\(requests)")
+        #expect(requests.allSatisfy { $0.userAgent.hasPrefix("StreamPlay/") }, "\(requests)")
     }
 
     @Test("credentials in a URL never reach the error")

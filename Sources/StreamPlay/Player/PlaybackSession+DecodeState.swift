@@ -19,6 +19,8 @@ extension PlaybackSession {
         /// once decided.
         var sniffed: [UInt8]? = []
         var infoApplied = false
+        /// The ID3v2 tag's names, held until the first audio to be reported with the others.
+        var heldTags: StreamMetadata?
         var pendingSeek: Double?
         /// The next audio chunk starts the timeline anew (after a seek).
         var rebase = true
@@ -36,9 +38,6 @@ extension PlaybackSession {
         var format: AudioFormat?
         /// Decoded audio before this frame is dropped (a seek that started at a segment's start).
         var discardBeforeFrame: Int?
-        /// The names of an ID3v2 tag read in front of the stream, reported again with the
-        /// ReplayGain once decoding starts.
-        var frontTag: StreamMetadata?
         /// The discontinuity the decoder last started afresh at.
         var passedDiscontinuity: Int?
         /// Where the current transfer's (this generation's) opening burst ended, and when: its

@@ -112,12 +112,13 @@ extension PlaybackSession {
             // The tag is skipped here, not fed: mpg123 would hold all of it in memory, and its
             // size (up to 256 MiB) comes from the network. What follows it is sniffed in turn.
             let tagEnd = heldStart + size
-            // A bigger tag is read from the part at hand (text frames lead).
+            // A bigger tag is read from the part at hand (text frames lead). Its names are
+            // reported with the other tags' once the audio is known (``reportTags``); its
+            // ReplayGain goes to the decoder, which applies it.
             if var names = ID3TagReader.read(held.prefix(size)) {
                 if let gain = names.replayGainValues { decoder.useReplayGain(fromTag: gain) }
                 names.replayGainValues = nil
-                state.frontTag = names
-                if !names.isEmpty { report(.metadata(names)) }
+                state.heldTags = names
             }
             try decoder.restart(atByte: tagEnd, frame: 0)
             if size <= held.count {

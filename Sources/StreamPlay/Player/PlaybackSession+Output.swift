@@ -86,21 +86,6 @@ extension PlaybackSession {
         report(.duration(format.seconds(forFrames: total)))
     }
 
-    /// Reports the container's tags once the first audio is decoded; with a ReplayGain applied,
-    /// the names (the container's, or an ID3v2 tag's already reported) come again with it, so
-    /// a listener learns the gain of the track it hears. Without a gain nothing changes.
-    func reportTags(decoder: any AudioDecoder, state: DecodeState) {
-        guard let gain = decoder.replayGain else {
-            if let tags = decoder.tags { report(.metadata(tags)) }
-            return
-        }
-        var names = decoder.tags ?? state.frontTag ?? StreamMetadata(title: nil)
-        names.replayGain = gain
-        report(.metadata(names))
-        logger.debug("replaygain", metadata: ["source": "\(gain.source.rawValue)", "scope": "\(gain.scope.rawValue)",
-                                              "gain": "\(gain.appliedGain) dB"])
-    }
-
     /// Hands decoded audio to the sink and starts output once the prebuffer is full.
     /// Returns `true` when the requested length has been reached.
     func deliver(pcm: UnsafeRawBufferPointer, firstFrame: Int, format: AudioFormat,

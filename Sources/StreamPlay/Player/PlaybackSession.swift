@@ -61,6 +61,8 @@ final class PlaybackSession: QueueSession, @unchecked Sendable {
     let ring: ByteRing
     /// Made on the decoder thread once the location is known to be audio (not a playlist).
     var input: (any InputSource)!
+    /// What ``input`` reads (one entry of a playlist). Decoder thread only.
+    var playingSource: Source?
     let thread = Mutex<EngineThread?>(nil)
     /// `false` while the session is preloaded as the next track: it connects and decodes its
     /// first audio, but leaves the sink (which the playing track owns) alone until activated.
@@ -196,6 +198,7 @@ final class PlaybackSession: QueueSession, @unchecked Sendable {
             var lastError: PlayerError?
             for candidate in candidates {
                 input = makeInput(for: candidate)
+                playingSource = candidate
                 do throws(PlayerError) {
                     return try decodeLoop()
                 } catch {
@@ -305,7 +308,7 @@ final class PlaybackSession: QueueSession, @unchecked Sendable {
                     state.endFrame = format.frames(forSeconds: startTime + length)
                 }
                 reportDuration(decoder: decoder, state: &state)
-                reportTags(decoder: decoder, state: state)
+                reportTags(decoder: decoder, state: &state)
                 if state.pendingSeek == nil { baseFrame.store(0, ordering: .releasing) }
                 decide { $0.firstAudioDecoded() }
             case .tagsChanged:

@@ -40,6 +40,20 @@ public struct StreamMetadata: Sendable, Equatable {
         title == nil && url == nil && artist == nil && album == nil && trackNumber == nil && artwork == nil
     }
 
+    /// These names, with the fields they lack taken from `other` (a file's ID3v2 tag first,
+    /// then its container's tags, then its ID3v1 tag).
+    func filling(from other: StreamMetadata?) -> StreamMetadata {
+        guard let other else { return self }
+        var names = self
+        names.title = title ?? other.title
+        names.url = url ?? other.url
+        names.artist = artist ?? other.artist
+        names.album = album ?? other.album
+        names.trackNumber = trackNumber ?? other.trackNumber
+        names.artwork = artwork ?? other.artwork
+        return names
+    }
+
     /// The number in a track-number tag such as `3`, `03` or `3/12`; `nil` when it has none.
     static func trackNumber(from text: some StringProtocol) -> Int? {
         let digits = text.drop { $0 == " " }.prefix { $0.isASCII && $0.isNumber }

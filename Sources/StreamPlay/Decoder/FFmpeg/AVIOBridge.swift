@@ -72,12 +72,20 @@ final class AVIOBridge {
         inputEnded = false
     }
 
+    /// Whether the demuxer was told it may seek (see ``open(rereading:)``).
+    private(set) var seekable = false
+
     /// Opens the AVIO context; seekable when the input is.
-    func open() throws(PlayerError) -> UnsafeMutablePointer<AVIOContext> {
+    /// - Parameter rereading: the container may need to read past its media before playing it
+    ///   (an MP4 whose index follows its media): an input of known length that takes no Range
+    ///   requests is then seekable too, forward by reading on and dropping, backward by a new
+    ///   request from the start. Memory stays bounded; the price is reading the media twice.
+    func open(rereading: Bool = false) throws(PlayerError) -> UnsafeMutablePointer<AVIOContext> {
         close()
         guard let buffer = av_malloc(Self.bufferSize) else { throw .decodingFailed(reason: "out of memory") }
         let opaque = Unmanaged.passUnretained(self).toOpaque()
-        let seekable = pump.inputIsSeekable
+        let seekable = pump.inputIsSeekable || (rereading && pump.inputLength != nil)
+        self.seekable = seekable
         guard let context = avio_alloc_context(
             buffer.assumingMemoryBound(to: UInt8.self), Int32(Self.bufferSize), 0, opaque,
             { opaque, buffer, size in

@@ -54,6 +54,8 @@ final class FFmpegDecoder: AudioDecoder {
     /// Names of chained streams whose first packet went to the decoder: each is reported just
     /// before that stream's first audio.
     private var chainTags: [StreamMetadata] = []
+    /// The track's length from an `iTunSMPB` comment: audio beyond it is encoder padding.
+    private var gaplessEnd: Int?
 
     private enum Stage { case closed, decoding, draining, ended }
 
@@ -92,6 +94,7 @@ final class FFmpegDecoder: AudioDecoder {
 
     var totalFrames: Int? {
         guard let format, let formatContext, streamIndex >= 0 else { return nil }
+        if let gaplessEnd { return gaplessEnd }
         let stream = formatContext.pointee.streams[Int(streamIndex)]!.pointee
         if stream.duration > 0 {
             return Int(av_rescale_q(stream.duration, stream.time_base, AVRational(num: 1, den: Int32(format.sampleRate))))
@@ -209,7 +212,8 @@ final class FFmpegDecoder: AudioDecoder {
     /// Opens the demuxer on the bytes fed and the decoder of its audio stream.
     /// - Returns: `false` when a command interrupted the reading.
     private func openStream() throws(PlayerError) -> Bool {
-        let avio = try io.open()
+        // An MP4's index may follow its media: a server without ranges is then read twice.
+        let avio = try io.open(rereading: isMP4)
         guard var context = avformat_alloc_context() else { throw .decodingFailed(reason: "out of memory") }
         context.pointee.pb = avio
         context.pointee.flags |= AVFMT_FLAG_CUSTOM_IO
@@ -260,6 +264,8 @@ final class FFmpegDecoder: AudioDecoder {
             let values = tagReplayGain ?? FFmpegReplayGainReader.read(context, audio: stream)
             replayGain = values?.adjustment(for: replayGainSettings)
         }
+        gaplessEnd = av_dict_get(context.pointee.metadata, "iTunSMPB", nil, 0)
+            .flatMap { ITunesGaplessInfo(String(cString: $0.pointee.value)) }?.originalFrames
         return true
     }
 
@@ -326,7 +332,7 @@ final class FFmpegDecoder: AudioDecoder {
                 return nil
             }
             damagedPackets += 1
-            if damagedPackets > Self.damageLimit { throw failure("reading the \(container) container", result) }
+            if damagedPackets > Self.damageLimit { throw packetFailure(result) }
             return nil
         }
         guard packet.pointee.stream_index == streamIndex else { return nil }
@@ -393,10 +399,13 @@ final class FFmpegDecoder: AudioDecoder {
             return nil
         }
         guard converted >= 0 else { throw failure("converting samples", converted) }
-        guard converted > 0 else { return nil }
+        // Past an iTunSMPB length, the encoder's padding: decoded (the stream must reach its
+        // end) but never heard.
+        let kept = gaplessEnd.map { max(min(Int(converted), $0 - nextFrame), 0) } ?? Int(converted)
+        guard kept > 0 else { return nil }
         let first = nextFrame
-        nextFrame += Int(converted)
-        return .audio(byteCount: Int(converted) * format.bytesPerFrame, firstFrame: first)
+        nextFrame += kept
+        return .audio(byteCount: kept * format.bytesPerFrame, firstFrame: first)
     }
 
     /// After a seek, the first frame's timestamp tells which track frame it starts at; audio
@@ -481,6 +490,17 @@ final class FFmpegDecoder: AudioDecoder {
 
     private func failure(_ doing: String, _ code: Int32) -> PlayerError {
         .decodingFailed(reason: "\(doing): \(Self.describe(code))")
+    }
+
+    private var isMP4: Bool {
+        if case .mp4 = container { true } else { false }
+    }
+
+    /// Packets that cannot be read from an MP4 on an input that cannot seek: its index follows
+    /// its media, which the demuxer read through to reach it and cannot go back to.
+    private func packetFailure(_ code: Int32) -> PlayerError {
+        guard isMP4, !io.seekable else { return failure("reading the \(container) container", code) }
+        return .decodingFailed(reason: "reading the \(container) container: \(Self.describe(code)); its index follows its media, and the server neither takes Range requests nor says the length, so the media cannot be read again after the index")
     }
 
     static func describe(_ code: Int32) -> String {

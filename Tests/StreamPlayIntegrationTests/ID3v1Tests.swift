@@ -1,0 +1,111 @@
+import Foundation
+import Testing
+@testable import StreamPlay
+
+/// An MP3's ID3v1 tag at its end: its names are reported (an ID3v2 tag's win), read from a file
+/// or by one small Range request, and its 128 bytes are never decoded as audio.
+@Suite("ID3v1 tags", .serialized, .needsTestServers)
+struct ID3v1Tests {
+    static let audioName = "cbr-44k-stereo-short.mp3"
+
+    /// An ID3v1.1 tag: title, artist, album, year, comment, track 5, genre.
+    static func id3v1() -> Data {
+        func field(_ text: String, _ length: Int) -> Data {
+            Data((Array(text.utf8) + [UInt8](repeating: 0, count: length)).prefix(length))
+        }
+        var tag = Data("TAG".utf8) + field("V1 Title", 30) + field("V1 Artist", 30) + field("V1 Album", 30)
+        tag += Data("2001".utf8) + field("comment", 28) + Data([0, 5, 12])
+        return tag
+    }
+
+    /// An ID3v2.3 tag with only a title frame.
+    static func id3v2Title(_ title: String) -> Data {
+        let body = Data([0]) + Data(title.utf8)
+        let frame = Data("TIT2".utf8) + withUnsafeBytes(of: UInt32(body.count).bigEndian) { Data($0) } + Data([0, 0]) + body
+        let size = frame.count
+        return Data("ID3".utf8) + Data([3, 0, 0, 0, 0, UInt8((size >> 7) & 0x7F), UInt8(size & 0x7F)]) + frame
+    }
+
+    /// Writes `prefix + audio + ID3v1` into the media folder under a fresh name; returns the name.
+    static func write(prefix: Data = Data(), tagged: Bool = true) throws -> String {
+        let media = try TestEnvironment.media()
+        let name = "id3v1-\(UUID().uuidString.prefix(8)).mp3"
+        let audio = try Data(contentsOf: URL(fileURLWithPath: "\(media)/\(audioName)"))
+        try (prefix + audio + (tagged ? id3v1() : Data())).write(to: URL(fileURLWithPath: "\(media)/\(name)"))
+        return name
+    }
+
+    static func metadata(_ played: WAVPlay) -> [StreamMetadata] {
+        played.events.compactMap { if case .metadata(let names) = $0 { names } else { nil } }
+    }
+
+    @Test("from a file: the names are reported once, and the audio is exactly the untagged file's")
+    func fromFile() async throws {
+        let name = try Self.write()
+        let media = try TestEnvironment.media()
+        defer { try? FileManager.default.removeItem(atPath: "\(media)/\(name)") }
+        let played = try await playToWAV("\(media)/\(name)")
+        #expect(played.state == .ended)
+        #expect(Self.metadata(played) == [StreamMetadata(title: "V1 Title", artist: "V1 Artist", album: "V1 Album", trackNumber: 5)])
+        let reference = try ReferenceAudio(Self.audioName)
+        #expect(played.samples.count == reference.samples.count, "\(played.samples.count) samples, untagged \(reference.samples.count)")
+        #expect(played.samples == reference.samples, "the tag's bytes changed the audio")
+    }
+
+    @Test("over HTTP: one Range request for the last bytes, no more; ID3v2 wins where both name a field")
+    func overHTTP() async throws {
+        let name = try Self.write(prefix: Self.id3v2Title("V2 Title"))
+        let media = try TestEnvironment.media()
+        defer { try? FileManager.default.removeItem(atPath: "\(media)/\(name)") }
+        let size = try FileManager.default.attributesOfItem(atPath: "\(media)/\(name)")[.size] as? Int ?? 0
+        let played = try await playToWAV("\(try TestEnvironment.http())/\(name)")
+        #expect(played.state == .ended)
+        #expect(Self.metadata(played) == [StreamMetadata(title: "V2 Title", artist: "V1 Artist", album: "V1 Album", trackNumber: 5)])
+        #expect(played.samples == (try ReferenceAudio(Self.audioName)).samples, "the audio differs from the untagged file's")
+        let requests = try Self.logLines(for: "/\(name)")
+        let tail = requests.filter { $0.range == "bytes=\(size - ID3v1TagReader.trailerSize)-\(size - 1)" }
+        #expect(tail.count == 1 && tail.first?.status == 206 && tail.first?.sent == ID3v1TagReader.trailerSize,
+                "no single small Range request for the tag: \(requests)")
+        #expect(requests.count == 2, "\(requests)")
+    }
+
+    @Test("a server that refuses ranges: no ID3v1, nothing downloaded twice, the audio still exact")
+    func serverWithoutRanges() async throws {
+        let name = try Self.write()
+        let media = try TestEnvironment.media()
+        defer { try? FileManager.default.removeItem(atPath: "\(media)/\(name)") }
+        let played = try await playToWAV("\(try TestEnvironment.http())/norange/\(name)")
+        #expect(played.state == .ended)
+        #expect(Self.metadata(played).isEmpty, "\(Self.metadata(played))")
+        #expect(played.samples == (try ReferenceAudio(Self.audioName)).samples)
+        let requests = try Self.logLines(for: "/norange/\(name)")
+        #expect(requests.count == 1, "\(requests)")
+    }
+
+    @Test("the same audio with and without the tag decodes to the same samples, to the last one")
+    func tagIsNotAudio() async throws {
+        let tagged = try Self.write()
+        let plain = try Self.write(tagged: false)
+        let media = try TestEnvironment.media()
+        defer {
+            try? FileManager.default.removeItem(atPath: "\(media)/\(tagged)")
+            try? FileManager.default.removeItem(atPath: "\(media)/\(plain)")
+        }
+        let withTag = try await playToWAV("\(try TestEnvironment.http())/\(tagged)")
+        let without = try await playToWAV("\(try TestEnvironment.http())/\(plain)")
+        #expect(withTag.state == .ended && without.state == .ended)
+        #expect(withTag.samples.count == without.samples.count)
+        #expect(withTag.samples.suffix(4096) == without.samples.suffix(4096), "the end of the tagged file decodes otherwise")
+        #expect(withTag.samples == without.samples)
+    }
+
+    /// nginx's log lines for `uri`: status, Range header and body bytes sent.
+    static func logLines(for uri: String) throws -> [(status: Int, range: String, sent: Int)] {
+        let log = try String(contentsOfFile: try TestEnvironment.accessLog(), encoding: .utf8)
+        return log.split(separator: "\n").compactMap { line in
+            let fields = line.split(separator: "\t", omittingEmptySubsequences: false).map(String.init)
+            guard fields.count >= 5, fields[0] == uri else { return nil }
+            return (Int(fields[1]) ?? 0, fields[2], Int(fields[3]) ?? -1)
+        }
+    }
+}
