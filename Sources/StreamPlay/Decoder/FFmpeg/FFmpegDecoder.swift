@@ -269,30 +269,8 @@ final class FFmpegDecoder: AudioDecoder {
         return true
     }
 
-    /// Names the audio a container holds that no decoder of this FFmpeg build takes: its codec,
-    /// or the container's tag for it when FFmpeg does not know the codec at all.
-    private static func undecodableAudio(in context: UnsafeMutablePointer<AVFormatContext>, container: MediaSignature) -> String {
-        for index in 0..<Int(context.pointee.nb_streams) {
-            guard let parameters = context.pointee.streams[index]?.pointee.codecpar,
-                  parameters.pointee.codec_type == AVMEDIA_TYPE_AUDIO else { continue }
-            let id = parameters.pointee.codec_id
-            if id != AV_CODEC_ID_NONE {
-                return "\(container) with \(String(cString: avcodec_get_name(id))) audio, which this FFmpeg build cannot decode"
-            }
-            let tag = parameters.pointee.codec_tag
-            return "\(container) with audio of unknown codec (tag 0x\(String(tag, radix: 16)))"
-        }
-        return "\(container) with audio no decoder takes"
-    }
-
     /// The protection an encrypted MP4 track carries; the session names the URL.
     static let commonEncryption = "MPEG Common Encryption (cenc/cbcs)"
-
-    /// Whether the stream's samples are encrypted: an MP4 `enca` entry with protection data.
-    private static func isEncrypted(_ stream: UnsafeMutablePointer<AVStream>) -> Bool {
-        var size = 0
-        return av_stream_get_side_data(stream, AV_PKT_DATA_ENCRYPTION_INIT_INFO, &size) != nil
-    }
 
     private func closeStream() {
         if let converter = converter {
@@ -501,27 +479,5 @@ final class FFmpegDecoder: AudioDecoder {
     private func packetFailure(_ code: Int32) -> PlayerError {
         guard isMP4, !io.seekable else { return failure("reading the \(container) container", code) }
         return .decodingFailed(reason: "reading the \(container) container: \(Self.describe(code)); its index follows its media, and the server neither takes Range requests nor says the length, so the media cannot be read again after the index")
-    }
-
-    static func describe(_ code: Int32) -> String {
-        var text = [CChar](repeating: 0, count: 128)
-        av_strerror(code, &text, text.count)
-        return String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-    }
-}
-
-extension MediaSignature {
-    /// The libavformat demuxer for this container.
-    var demuxerName: String {
-        switch self {
-        case .mp4: "mov"
-        case .adts: "aac"
-        case .ogg: "ogg"
-        case .flac: "flac"
-        case .mpegTS: "mpegts"
-        case .wav: "wav"
-        case .aiff: "aiff"
-        case .matroska: "matroska"
-        }
     }
 }
