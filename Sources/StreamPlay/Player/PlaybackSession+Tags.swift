@@ -30,7 +30,7 @@ extension PlaybackSession {
                   total >= ID3v1TagReader.tagSize else { return reportNames(names) }
             let front = names
             let started = EngineThread.detached(name: "sp-id3v1") { [self] in
-                let stopped = { commands.withEngineLock { $0.stopRequested } }
+                let stopped = { self.commands.withEngineLock { $0.stopRequested } }
                 let trailer = TrailingBytesReader.remote(url, totalLength: total, count: ID3v1TagReader.trailerSize,
                                                          configuration: configuration, shouldStop: stopped)
                 guard !stopped() else { return }
