@@ -270,6 +270,22 @@ for file in "$out"/formats/*; do
     sed -e 's/^sample_rate=/rate=/' >"$file.info"
 done
 
+# --- Seeks by bisection ----------------------------------------------------------------------
+
+# seek/seek.flac, seek/seek.opus: 30 s of exact digital silence, then the 30 s marker-noise
+# signal, made like the benchmark's seek media (scripts/make-bench-media.sh): FLAC by ffmpeg
+# (no seek table) and Opus 128 kbps in Ogg. libavformat seeks both by bisection, several reads
+# at other offsets in a row, each a Range restart of the input. In a folder of their own: no
+# reference decodes (a seek is judged by its sound starting, not its samples).
+mkdir -p "$out/seek"
+sox -D -n -r 44100 -c 2 -b 16 -t wavpcm "$wav/silence-30s.tmp.wav" trim 0 30
+sox "$wav/silence-30s.tmp.wav" "$wav/marker-noise-44k-stereo-30s.wav" -t wavpcm "$wav/seek.tmp.wav"
+ffmpeg -nostdin -hide_banner -loglevel error -y -i "$wav/seek.tmp.wav" -map_metadata -1 -fflags +bitexact \
+  -c:a flac "$out/seek/seek.flac"
+ffmpeg -nostdin -hide_banner -loglevel error -y -i "$wav/seek.tmp.wav" -map_metadata -1 -fflags +bitexact \
+  -c:a libopus -b:a 128k "$out/seek/seek.opus"
+rm -f "$wav"/*.tmp.wav
+
 # --- Demo track ------------------------------------------------------------------------------
 
 # tagged/song-{a,b,c}.mp3: the 30 s signal at 128 kbps CBR, each with an ID3v2 tag (lame

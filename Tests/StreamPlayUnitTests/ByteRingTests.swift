@@ -1,3 +1,4 @@
+import Synchronization
 import Testing
 @_spi(Benchmarks) @testable import StreamPlay
 
@@ -49,5 +50,33 @@ struct ByteRingTests {
         var buffer = [UInt8](repeating: 0, count: 10)
         #expect(buffer.withUnsafeMutableBytes { ring.read(into: $0, generation: 3) } == 10)
         #expect(buffer.first == 40)
+    }
+    @Test("a consumer waiting for a generation without reading frees what older ones hold, and wakes the producer")
+    func discardOlderGenerations() {
+        let ring = ByteRing(capacity: 65536) {}
+        let woken = Mutex(0)
+        ring.setProducerWaker { woken.withEngineLock { $0 += 1 } }
+        ring.beginGeneration(1)
+        let old = [UInt8](repeating: 1, count: 32768)
+        #expect(old.withUnsafeBytes { ring.write($0) })
+        // The producer has not begun generation 2 yet: all of generation 1 goes.
+        ring.discardOlderGenerations(than: 2)
+        #expect(ring.available == 0)
+        // The old request wrote on until the producer took the restart, filling the ring.
+        #expect(old.withUnsafeBytes { ring.write($0) })
+        #expect(old.withUnsafeBytes { ring.write($0) })
+        ring.beginGeneration(2)
+        let new = [UInt8](repeating: 2, count: 4096)
+        #expect(!new.withUnsafeBytes { ring.write($0) }, "the ring is full of generation 1")
+        #expect(!ring.announceProducerWaiting(for: new.count))
+        ring.discardOlderGenerations(than: 2)
+        #expect(woken.withEngineLock { $0 } == 1, "the waiting producer is woken")
+        #expect(new.withUnsafeBytes { ring.write($0) })
+        // Bytes of the generation waited for stay.
+        ring.discardOlderGenerations(than: 2)
+        #expect(ring.available(generation: 2) == new.count)
+        var buffer = [UInt8](repeating: 0, count: 8192)
+        #expect(buffer.withUnsafeMutableBytes { ring.read(into: $0, generation: 2) } == new.count)
+        #expect(buffer.prefix(new.count).allSatisfy { $0 == 2 })
     }
 }

@@ -169,6 +169,29 @@ public final class ByteRing: @unchecked Sendable {
         return max(skipped, 0)
     }
 
+    /// Frees the space that bytes of generations before `generation` hold, without reading:
+    /// for a consumer that waits for `generation` to fill without reading meanwhile (a
+    /// rebuffer's refill).
+    ///
+    /// ``read(into:generation:)`` drops such bytes as it goes, but a refill reads nothing until
+    /// enough is there. Old bytes the previous request wrote until the producer took the restart
+    /// can fill the ring; the producer then waits for space, and the refill for bytes that never
+    /// come (a seek by bisection, which restarts the input again and again, stalled so).
+    /// Called again while the wait lasts: bytes the old request writes after a first call, before
+    /// the producer begins `generation`, are freed by the next.
+    func discardOlderGenerations(than generation: Int) {
+        // As in `read`: the counter before the generation.
+        let head = written.load(ordering: .acquiring)
+        let current = currentGeneration.load(ordering: .acquiring)
+        let tail = consumed.load(ordering: .relaxed)
+        if current < generation {
+            if head != tail { release(to: head) }
+        } else if current == generation {
+            let start = generationStart.load(ordering: .acquiring)
+            if tail < start { release(to: start) }
+        }
+    }
+
     /// Bytes of `generation` that are readable now.
     func available(generation: Int) -> Int {
         guard currentGeneration.load(ordering: .acquiring) == generation else { return 0 }

@@ -163,6 +163,9 @@ extension PlaybackSession {
     /// ``RefillPolicy``), or the input has ended. Ends it then.
     func refilled(decoder: any AudioDecoder, state: inout DecodeState) -> Bool {
         guard state.gate.isRebuffering else { return true }
+        // The refill reads nothing until it is done: what an earlier request left in the ring
+        // (a seek restarted the input meanwhile) must not keep this one's bytes out.
+        ring.discardOlderGenerations(than: state.generation)
         let bytesPerSecond = decoder.bytesPerSecond ?? 16_000
         let available = ring.available(generation: state.generation)
         let received = state.inputPosition + available
@@ -200,6 +203,10 @@ extension PlaybackSession {
     static let openingBurst = Duration.milliseconds(100)
 
     func restartInput(at offset: Int, state: inout DecodeState) {
+        logger.trace("input restart", metadata: [
+            "offset": "\(offset)", "generation": "\(state.generation + 1)", "ringHolds": "\(ring.available)",
+            "rebuffering": "\(state.gate.isRebuffering)",
+        ])
         beginGeneration(at: offset, state: &state)
         input.start(at: offset, generation: state.generation)
     }
