@@ -153,6 +153,10 @@ ff() { # OUT FFMPEG_OUTPUT_ARGS...
 }
 ff tone.m4a -c:a aac -b:a 128k
 ff tone.aac -c:a aac -b:a 128k -f adts
+# The Icecast AAC mount's file: without perceptual noise substitution, whose noise comes from a
+# generator the decoder seeds once, so a listener who joins mid-stream decodes what a decode of
+# the whole file gives, bit for bit (with it, only the stretches without noise bands match).
+ff radio.aac -c:a aac -b:a 128k -aac_pns 0 -f adts
 ff tone.flac -c:a flac
 ff tone.opus -c:a libopus -b:a 96k
 ff tone.ogg -c:a libvorbis -q:a 4

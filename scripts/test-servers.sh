@@ -79,7 +79,8 @@
 #                               ~1 s, the title is then empty until set again); public:
 #                               /status-json.xsl.
 #   STREAMPLAY_TEST_ICECAST_AAC_MOUNT  /radio.aac       a live AAC mount (audio/aac): MEDIA_DIR's
-#                               formats/tone.aac (ADTS, 128 kbps, 44.1 kHz, stereo, 6 s),
+#                               formats/radio.aac (ADTS, 128 kbps, 44.1 kHz, stereo, 6 s, no
+#                               noise substitution, so a mid-stream join decodes bit for bit),
 #                               looped by ffmpeg as the MP3 one is (-c copy -f adts). Titles as
 #                               for the MP3 mount: "First Song" at start, set with
 #                               /admin/metadata?mount=/radio.aac&mode=updinfo&song=TITLE, sent
@@ -179,7 +180,7 @@ ICECAST_MOUNT=/radio.mp3
 ICECAST_FILE=cbr-44k-stereo.mp3  # in the media directory
 ICECAST_TITLE="First Song"
 ICECAST_AAC_MOUNT=/radio.aac
-ICECAST_AAC_FILE=formats/tone.aac   # in the media directory
+ICECAST_AAC_FILE=formats/radio.aac   # in the media directory
 ICECAST_VORBIS_MOUNT=/radio.ogg
 ICECAST_VORBIS_FILE=formats/tone.ogg
 ICECAST_OPUS_MOUNT=/radio.opus
