@@ -44,7 +44,7 @@ openssl=$(openssl version 2>&1 | head -n1)"
 stamp="$out/.complete"
 if [[ -f $stamp && ! $self -nt $stamp && ! $scripts/media-lib.sh -nt $stamp &&
   ! $scripts/make-demo.sh -nt $stamp && ! $scripts/make-hls-media.sh -nt $stamp &&
-  "$(cat "$stamp")" == "$stamp_text" ]]; then
+  ! $scripts/mp4-freeform.py -nt $stamp && "$(cat "$stamp")" == "$stamp_text" ]]; then
   exit 0
 fi
 
@@ -258,6 +258,13 @@ ff rg-clip.flac -c:a flac -metadata REPLAYGAIN_TRACK_GAIN="+6.00 dB" -metadata R
 ff rg-r128.opus -c:a libopus -b:a 96k -metadata R128_TRACK_GAIN=-2560 -metadata R128_ALBUM_GAIN=512
 ff rg-tagged.mp3 -c:a libmp3lame -b:a 128k -metadata REPLAYGAIN_TRACK_GAIN="-6.02 dB" \
   -metadata REPLAYGAIN_TRACK_PEAK="0.51"
+# An M4A with the gains as iTunes-style freeform comments (----:com.apple.iTunes:replaygain_*),
+# which ffmpeg does not write: added by scripts/mp4-freeform.py.
+ff rg-plain.tmp.m4a -c:a aac -b:a 128k
+python3 "$scripts/mp4-freeform.py" "$out/formats/rg-plain.tmp.m4a" "$out/formats/rg-tagged.m4a" \
+  "replaygain_track_gain=-6.02 dB" "replaygain_track_peak=0.51" "replaygain_album_gain=-2.50 dB" \
+  "replaygain_album_peak=0.6"
+rm -f "$out/formats/rg-plain.tmp.m4a"
 scaled() { # IN OUT VOLUME
   ffmpeg -nostdin -hide_banner -loglevel error -y -i "$out/formats/$1" -af "volume=$3:precision=float" \
     -f s16le -c:a pcm_s16le "$out/formats/$2"
@@ -265,6 +272,8 @@ scaled() { # IN OUT VOLUME
 scaled rg-tagged.flac rg-tagged.flac.track.raw -6.02dB
 scaled rg-tagged.flac rg-tagged.flac.album.raw -2.50dB
 scaled rg-clip.flac rg-clip.flac.limited.raw 1.25
+scaled rg-tagged.m4a rg-tagged.m4a.track.raw -6.02dB
+scaled rg-tagged.m4a rg-tagged.m4a.album.raw -2.50dB
 # Reference decodes by the ffmpeg program (s16, the stream's own rate and channels), beside each.
 for file in "$out"/formats/*; do
   case $file in *.raw | *.info) continue ;; esac
@@ -322,38 +331,12 @@ smpb() { # OUT SOURCE_ARGS...
   ffmpeg -nostdin -hide_banner -loglevel error -y -i "$wav/unique-44k-stereo-6s.wav" "$@" -f s16le -c:a pcm_s16le "$out/smpb/$dst.raw"
   ffmpeg -nostdin -hide_banner -loglevel error -y -f s16le -ar 44100 -ac 2 -i "$out/smpb/$dst.raw" \
     -c:a aac -b:a 128k -use_editlist 0 "$out/smpb/$dst.tmp.m4a"
-  local frames decoded priming=1024
+  local frames decoded padding priming=1024
   frames=$(($(stat -c %s "$out/smpb/$dst.raw") / 4))
   decoded=$(($(ffmpeg -nostdin -hide_banner -loglevel error -i "$out/smpb/$dst.tmp.m4a" -f s16le - | wc -c) / 4))
-  python3 - "$out/smpb/$dst.tmp.m4a" "$out/smpb/$dst" "$priming" "$((decoded - priming - frames))" "$frames" <<'PY'
-import struct, sys
-source, target, priming, padding, frames = sys.argv[1], sys.argv[2], *map(int, sys.argv[3:])
-data = bytearray(open(source, "rb").read())
-if b"elst" in data:
-    sys.exit("make-test-media: ffmpeg wrote an edit list despite -use_editlist 0")
-def find(start, end, kind):
-    at = start
-    while at + 8 <= end:
-        size, name = struct.unpack(">I4s", data[at:at + 8])
-        if name == kind:
-            return at, size
-        at += size
-    sys.exit(f"make-test-media: no {kind} atom")
-# moov follows mdat (ffmpeg's default), so growing it moves no sample offset.
-moov = find(0, len(data), b"moov")
-udta = find(moov[0] + 8, sum(moov), b"udta")
-meta = find(udta[0] + 8, sum(udta), b"meta")
-ilst = find(meta[0] + 12, sum(meta), b"ilst")
-text = (" 00000000 %08X %08X %016X" % (priming, padding, frames) + " 00000000" * 8).encode()
-def atom(kind, body):
-    return struct.pack(">I4s", 8 + len(body), kind) + body
-freeform = atom(b"----", atom(b"mean", bytes(4) + b"com.apple.iTunes") + atom(b"name", bytes(4) + b"iTunSMPB")
-                + atom(b"data", struct.pack(">II", 1, 0) + text))
-data[sum(ilst):sum(ilst)] = freeform
-for at, size in (moov, udta, meta, ilst):
-    data[at:at + 4] = struct.pack(">I", size + len(freeform))
-open(target, "wb").write(data)
-PY
+  padding=$((decoded - priming - frames))
+  python3 "$scripts/mp4-freeform.py" "$out/smpb/$dst.tmp.m4a" "$out/smpb/$dst" --no-edit-list \
+    "iTunSMPB=$(printf ' 00000000 %08X %08X %016X' "$priming" "$padding" "$frames")$(printf ' 00000000%.0s' 1 2 3 4 5 6 7 8)"
   rm -f "$out/smpb/$dst.tmp.m4a"
   printf 'rate=44100\nchannels=2\n' >"$out/smpb/$dst.info"
   cp "$out/smpb/$dst.info" "$out/smpb/$dst.decoded.info"

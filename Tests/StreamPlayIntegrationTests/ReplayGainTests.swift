@@ -66,6 +66,17 @@ struct ReplayGainTests {
         #expect(Self.maximumDifference(album.samples, track, "album against track") > 1000, "album and track play alike")
     }
 
+    @Test("M4A with iTunes-style freeform comments (----:com.apple.iTunes:replaygain_*): track and album, each the ffmpeg program's decode scaled")
+    func m4aFreeform() async throws {
+        for (mode, reference, decibels) in [(ReplayGainMode.track, "track", -6.02), (.album, "album", -2.5)] {
+            let played = try await Self.play("formats/rg-tagged.m4a", ReplayGainSettings(mode: mode))
+            let expected = try Self.raw("formats/rg-tagged.m4a.\(reference).raw")
+            #expect(Self.maximumDifference(played.samples, expected, "M4A \(reference)") <= Self.roundingTolerance)
+            let gain = try #require(Self.gains(played).last, "M4A \(reference): no gain reported")
+            #expect(gain.scope == mode && gain.source == .tags && gain.appliedGain == decibels)
+        }
+    }
+
     @Test("a preamp adds to the gain")
     func preamp() async throws {
         // -6.02 + 3.52 = -2.5 dB: the album reference.
