@@ -21,6 +21,9 @@ extension PlaybackSession {
         var infoApplied = false
         /// The ID3v2 tag's names, held until the first audio to be reported with the others.
         var heldTags: StreamMetadata?
+        /// The thread reading an ID3v1 tag by a Range request, beside the playback; joined
+        /// before the track's end is reported.
+        var trailingTagReader: EngineThread?
         var pendingSeek: Double?
         /// The next audio chunk starts the timeline anew (after a seek).
         var rebase = true

@@ -9,7 +9,7 @@ extension PlaybackSession {
     /// An ID3v1 tag is looked for only while a name is missing (it can only fill gaps, as
     /// ffmpeg's MP3 demuxer reasons). Over HTTP it costs a Range request, which runs on a thread
     /// of its own: the first audio never waits for a tag, and the one event comes when the
-    /// request is answered (at most ``TrailingBytesReader/timeout`` later).
+    /// request is answered (at most ``TrailingBytesReader/timeout`` later), before the track's end.
     func reportTags(decoder: any AudioDecoder, state: inout DecodeState) {
         var names = (state.heldTags ?? StreamMetadata(title: nil)).filling(from: decoder.tags)
         state.heldTags = nil
@@ -29,14 +29,16 @@ extension PlaybackSession {
             guard let info = input.control.info, info.supportsRanges, let total = info.totalLength,
                   total >= ID3v1TagReader.tagSize else { return reportNames(names) }
             let front = names
-            let started = EngineThread.detached(name: "sp-id3v1") { [self] in
+            state.trailingTagReader?.join()
+            // Joined before the track's end is reported (decodeLoop), so the event never
+            // follows the end.
+            state.trailingTagReader = EngineThread(name: "sp-id3v1") { [self] in
                 let stopped = { self.commands.withEngineLock { $0.stopRequested } }
                 let trailer = TrailingBytesReader.remote(url, totalLength: total, count: ID3v1TagReader.trailerSize,
                                                          configuration: configuration, shouldStop: stopped)
                 guard !stopped() else { return }
                 reportNames(front.filling(from: trailer.flatMap(ID3v1TagReader.read)))
             }
-            if !started { reportNames(names) }
         case .hls?, nil:
             reportNames(names)
         }

@@ -235,6 +235,8 @@ final class PlaybackSession: QueueSession, @unchecked Sendable {
     func decodeLoop() throws(PlayerError) -> PlaybackStateMachine.Phase {
         let decoder = try makeDecoder()
         var state = DecodeState()
+        // The tag's event, if one is on its way, comes before the end the caller reports.
+        defer { state.trailingTagReader?.join() }
         state.pendingSeek = startTime > 0 ? startTime : nil
         input.start(at: 0, generation: state.generation)
 
