@@ -2,24 +2,7 @@
 import Testing
 
 /// ReplayGain in ID3v2 `TXXX` frames, as mp3gain, foobar2000 and ffmpeg write them.
-@Suite struct ID3ReplayGainTests {
-    private func frame(_ id: String, _ payload: [UInt8], version: UInt8) -> [UInt8] {
-        let size = payload.count
-        if version == 2 {
-            return Array(id.utf8) + [UInt8(size >> 16 & 0xFF), UInt8(size >> 8 & 0xFF), UInt8(size & 0xFF)] + payload
-        }
-        let sizeBytes: [UInt8] = version == 4
-            ? [UInt8(size >> 21 & 0x7F), UInt8(size >> 14 & 0x7F), UInt8(size >> 7 & 0x7F), UInt8(size & 0x7F)]
-            : [UInt8(size >> 24 & 0xFF), UInt8(size >> 16 & 0xFF), UInt8(size >> 8 & 0xFF), UInt8(size & 0xFF)]
-        return Array(id.utf8) + sizeBytes + [0, 0] + payload
-    }
-
-    private func tag(version: UInt8, _ frames: [UInt8]) -> [UInt8] {
-        let size = frames.count
-        return Array("ID3".utf8) + [version, 0, 0]
-            + [UInt8(size >> 21 & 0x7F), UInt8(size >> 14 & 0x7F), UInt8(size >> 7 & 0x7F), UInt8(size & 0x7F)] + frames
-    }
-
+@Suite struct ID3ReplayGainTests: ID3TagBuilding {
     private func latin1(_ description: String, _ value: String) -> [UInt8] {
         [0] + Array(description.utf8) + [0] + Array(value.utf8)
     }

@@ -2,27 +2,10 @@
 import Testing
 
 /// The track's names, number and cover in ID3v2 tags of each version and text encoding.
-@Suite struct ID3TagReaderTests {
-    private func frame(_ id: String, _ payload: [UInt8], version: UInt8, flags: UInt8 = 0) -> [UInt8] {
-        let size = payload.count
-        if version == 2 {
-            return Array(id.utf8) + [UInt8(size >> 16 & 0xFF), UInt8(size >> 8 & 0xFF), UInt8(size & 0xFF)] + payload
-        }
-        let sizeBytes: [UInt8] = version == 4
-            ? [UInt8(size >> 21 & 0x7F), UInt8(size >> 14 & 0x7F), UInt8(size >> 7 & 0x7F), UInt8(size & 0x7F)]
-            : [UInt8(size >> 24 & 0xFF), UInt8(size >> 16 & 0xFF), UInt8(size >> 8 & 0xFF), UInt8(size & 0xFF)]
-        return Array(id.utf8) + sizeBytes + [0, flags] + payload
-    }
-
+@Suite struct ID3TagReaderTests: ID3TagBuilding {
     /// A PNG signature and a few bytes: enough to be recognised as a picture.
     private let png: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 1, 2, 3, 0xFF, 0x00, 4]
     private let jpeg: [UInt8] = [0xFF, 0xD8, 0xFF, 0xE0, 9, 8, 7]
-
-    private func tag(version: UInt8, _ frames: [UInt8]) -> [UInt8] {
-        let size = frames.count
-        return Array("ID3".utf8) + [version, 0, 0]
-            + [UInt8(size >> 21 & 0x7F), UInt8(size >> 14 & 0x7F), UInt8(size >> 7 & 0x7F), UInt8(size & 0x7F)] + frames
-    }
 
     @Test func readsVersion3InLatin1AndUTF16() {
         let utf16: [UInt8] = [1, 0xFF, 0xFE] + Array("Bänd".utf16.flatMap { [UInt8($0 & 0xFF), UInt8($0 >> 8)] }) + [0, 0]
