@@ -1,7 +1,8 @@
-// Over 500 lines on purpose: one class owns the threaded mainloop, its lock and all the state
-// guarded by it (context, stream, cork state, the replay history). Swift's `private` keeps that
-// state to this file; split across files it would have to become internal to the module. The
-// parts that need none of it live apart: PulseSinkLookup and PlaybackHistory.
+// Why this file is over 500 lines (511): it stays one file on purpose. One class owns the
+// threaded mainloop, its lock and all the state guarded by it (context, stream, cork state, the
+// replay history). Swift's `private` keeps that state to this file; split across files it would
+// have to become internal to the module. The parts that need none of it live apart:
+// PulseSinkLookup and PlaybackHistory.
 import CPulse
 #if canImport(Glibc)
 import Glibc
