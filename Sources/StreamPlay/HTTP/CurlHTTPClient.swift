@@ -14,10 +14,10 @@ import Glibc
 /// so that it reads as one transport among others (a test's in-memory transport stands in for
 /// it wherever ``HTTPTransport`` is asked for).
 ///
-/// One dedicated thread drives a curl multi handle for all of the client's requests, so no
-/// request ever blocks the Swift cooperative pool, and a cancelled task stops its transfer at
-/// once (the thread is woken, not polled). TLS verification, proxies and the User-Agent follow
-/// the same rules as the engine's streams.
+/// The requests run on the engine's ``CurlLoop`` (the one thread that drives libcurl for the
+/// streams too), so no request ever blocks the Swift cooperative pool, and a cancelled task
+/// stops its transfer at once (the loop is woken, not polled). TLS verification, proxies and
+/// the User-Agent follow the same rules as the engine's streams.
 ///
 /// ```swift
 /// let client = CurlHTTPClient()
@@ -45,17 +45,13 @@ public final class CurlHTTPClient: HTTPTransport {
 
     /// The settings of this client.
     public let configuration: Configuration
-    private let worker: HTTPWorker
+    private let loop: CurlLoop
 
-    /// A client with its own thread, started at the first request.
+    /// A client with these settings; its requests share the engine's curl thread.
     public init(configuration: Configuration = Configuration()) {
         _ = CurlRequest.globalInit
         self.configuration = configuration
-        worker = HTTPWorker(configuration: configuration)
-    }
-
-    deinit {
-        worker.shutDown()
+        loop = .shared
     }
 
     /// Sends `request` and returns the response, whatever its status.
@@ -76,15 +72,20 @@ public final class CurlHTTPClient: HTTPTransport {
                 throw .invalidRequest("cannot read \(path) to upload")
             }
         }
-        let id = worker.makeID()
+        let id = loop.makeID()
         let result = await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Result<HTTPResponse, HTTPClientError>, Never>) in
-                worker.submit(HTTPTransfer(id: id, request: request, configuration: configuration,
-                                           progress: uploadProgress, continuation: continuation),
-                              cancelled: Task.isCancelled)
+                let transfer = HTTPTransfer(id: id, request: request, configuration: configuration,
+                                            progress: uploadProgress, continuation: continuation)
+                if let error = transfer.prepare() {
+                    transfer.complete(.failure(error))
+                    return
+                }
+                // A cancellation that came before this line is seen by Task.isCancelled.
+                loop.add(transfer.easy, handler: transfer, id: id, cancelled: Task.isCancelled)
             }
         } onCancel: {
-            worker.cancel(id)
+            loop.cancel(id)
         }
         return try result.get()
     }

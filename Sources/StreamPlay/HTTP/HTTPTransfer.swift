@@ -2,14 +2,15 @@ import CCurl
 import CStreamPlayShim
 import FoundationEssentials
 
-/// One request of an ``CurlHTTPClient`` on its worker thread: the easy handle, what it sends and
-/// what came back. Created on the caller's task, used only on the worker thread from then on.
-final class HTTPTransfer: @unchecked Sendable {
+/// One request of an ``CurlHTTPClient`` on the ``CurlLoop``: the easy handle, what it sends and
+/// what came back. Created and set up on the caller's task, used only on the loop thread from
+/// the moment it is added until it completes.
+final class HTTPTransfer: CurlTransferHandler, @unchecked Sendable {
     let id: Int
     let request: HTTPRequest
-    private let easy: CurlEasy
-    /// The easy handle, for the worker's multi handle.
-    var handle: UnsafeMutableRawPointer { easy.handle }
+    /// The easy handle, for the loop.
+    let easy: CurlEasy
+    private var handle: UnsafeMutableRawPointer { easy.handle }
     private let configuration: CurlHTTPClient.Configuration
     private let progress: (@Sendable (Int64, Int64) -> Void)?
     private var continuation: CheckedContinuation<Result<HTTPResponse, HTTPClientError>, Never>?
@@ -46,7 +47,7 @@ final class HTTPTransfer: @unchecked Sendable {
         }
     }
 
-    /// Sets the handle up. An error when the request cannot be made.
+    /// Sets the handle up, before it goes to the loop. An error when the request cannot be made.
     func prepare() -> HTTPClientError? {
         // Error statuses are answers with bodies the API clients read.
         sp_curl_setopt_long(handle, CURLOPT_FAILONERROR, 0)
@@ -78,18 +79,8 @@ final class HTTPTransfer: @unchecked Sendable {
         default:
             sp_curl_setopt_pointer(handle, CURLOPT_CUSTOMREQUEST, request.method.rawValue)
         }
+        // Body and headers come through the loop (``CurlTransferHandler``); progress directly.
         let context = Unmanaged.passUnretained(self).toOpaque()
-        sp_curl_setopt_pointer(handle, CURLOPT_WRITEDATA, context)
-        sp_curl_setopt_data_callback(handle, CURLOPT_WRITEFUNCTION) { data, size, count, context in
-            let transfer = Unmanaged<HTTPTransfer>.fromOpaque(context!).takeUnretainedValue()
-            return transfer.receiveBody(UnsafeRawBufferPointer(start: data, count: size * count))
-        }
-        sp_curl_setopt_pointer(handle, CURLOPT_HEADERDATA, context)
-        sp_curl_setopt_data_callback(handle, CURLOPT_HEADERFUNCTION) { data, size, count, context in
-            let transfer = Unmanaged<HTTPTransfer>.fromOpaque(context!).takeUnretainedValue()
-            transfer.receiveHeader(UnsafeRawBufferPointer(start: data, count: size * count))
-            return size * count
-        }
         if progress != nil {
             sp_curl_setopt_long(handle, CURLOPT_NOPROGRESS, 0)
             sp_curl_setopt_pointer(handle, CURLOPT_XFERINFODATA, context)
@@ -132,16 +123,16 @@ final class HTTPTransfer: @unchecked Sendable {
         return nil
     }
 
-    private func receiveBody(_ bytes: UnsafeRawBufferPointer) -> Int {
+    func curlData(_ bytes: UnsafeRawBufferPointer) -> CurlDataAnswer {
         guard body.count + bytes.count <= configuration.maximumResponseSize else {
             overflow = true
-            return 0
+            return .abort
         }
         body.append(contentsOf: bytes)
-        return bytes.count
+        return .take
     }
 
-    private func receiveHeader(_ bytes: UnsafeRawBufferPointer) {
+    func curlHeader(_ bytes: UnsafeRawBufferPointer) {
         let line = String(decoding: bytes, as: UTF8.self).trimmingWhitespace()
         if line.hasPrefix("HTTP/") {
             // A new response (after a redirect that was followed, or a 100 Continue).
@@ -163,7 +154,7 @@ final class HTTPTransfer: @unchecked Sendable {
         let redacted = RedactedURL.describe(request.url)
         if overflow { return .failure(.responseTooLarge(url: redacted, limit: configuration.maximumResponseSize)) }
         guard code == CURLE_OK else {
-            if code == CURLE_OPERATION_TIMEDOUT {
+            if CurlFailureKind(code) == .timedOut {
                 var connected = 0
                 sp_curl_getinfo_long(handle, CURLINFO_RESPONSE_CODE, &connected)
                 if connected != 0 || !body.isEmpty {
@@ -179,6 +170,15 @@ final class HTTPTransfer: @unchecked Sendable {
         sp_curl_getinfo_string(handle, CURLINFO_EFFECTIVE_URL, &effective)
         return .success(HTTPResponse(status: status, headers: headers, body: body,
                                      url: effective.map { String(cString: $0) } ?? request.url))
+    }
+
+    func curlDone(_ end: CurlTransferEnd) {
+        switch end {
+        case .finished(let code):
+            complete(outcome(code))
+        case .cancelled:
+            complete(.failure(.cancelled(url: RedactedURL.describe(request.url))))
+        }
     }
 
     /// Resumes the waiting task, once.

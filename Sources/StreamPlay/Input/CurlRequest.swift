@@ -5,8 +5,9 @@ import FoundationEssentials
 import Glibc
 #endif
 
-/// The engine's one place for libcurl settings and error mapping, shared by the streaming
-/// transfers and the one-shot fetches (playlists), so both behave the same on the network.
+/// The engine's one place for libcurl settings and for turning a result into a ``PlayerError``
+/// (through ``CurlFailureKind``), shared by every request, so that all of them behave the same
+/// on the network.
 enum CurlRequest {
     /// libcurl's global state, set up once per process before any handle exists.
     static let globalInit: Bool = curl_global_init(Int(CURL_GLOBAL_DEFAULT)) == CURLE_OK
@@ -50,37 +51,50 @@ enum CurlRequest {
         error(for: code, handle: handle, url: url, received: received, connectTimeout: configuration.connectTimeout)
     }
 
-    /// The typed error for a failed request, from the connect timeout alone.
+    /// The typed error for a failed request, from the connect timeout alone. Reads the status
+    /// and the OS error from `handle`, on the thread that owns it.
     static func error(for code: CURLcode, handle: UnsafeMutableRawPointer, url: String, received: Int,
+                      connectTimeout: Double) -> PlayerError {
+        var status = 0
+        sp_curl_getinfo_long(handle, CURLINFO_RESPONSE_CODE, &status)
+        var osError = 0
+        sp_curl_getinfo_long(handle, CURLINFO_OS_ERRNO, &osError)
+        return error(for: code, status: status, osError: Int32(truncatingIfNeeded: osError), url: url,
+                     received: received, connectTimeout: connectTimeout)
+    }
+
+    /// The typed error for a failed request, from its ``CurlFailureKind``: a pure function, so
+    /// that tests check the mapping without a network.
+    /// - Parameters:
+    ///   - status: the response code, for an error status.
+    ///   - osError: the `errno` of a failed connect (0 when there was none).
+    ///   - received: body bytes that had arrived, which tells a lost connection from one that
+    ///     never worked.
+    static func error(for code: CURLcode, status: Int, osError: Int32, url: String, received: Int,
                       connectTimeout: Double) -> PlayerError {
         let reason = String(cString: curl_easy_strerror(code))
         let redacted = RedactedURL.describe(url)
-        switch code {
-        case CURLE_HTTP_RETURNED_ERROR:
-            var status = 0
-            sp_curl_getinfo_long(handle, CURLINFO_RESPONSE_CODE, &status)
+        switch CurlFailureKind(code) {
+        case .httpStatus:
             return .httpStatus(code: status, url: redacted)
-        case CURLE_COULDNT_RESOLVE_HOST, CURLE_COULDNT_RESOLVE_PROXY:
+        case .hostNotFound:
             return .hostNotFound(host: URLComponents(string: url)?.host ?? redacted)
-        case CURLE_COULDNT_CONNECT:
-            var osError = 0
-            sp_curl_getinfo_long(handle, CURLINFO_OS_ERRNO, &osError)
-            let detail = osError == 0 ? "no OS error" : String(cString: strerror(Int32(osError)))
+        case .connectFailed:
+            let detail = osError == 0 ? "no OS error" : String(cString: strerror(osError))
             return .connectionFailed(url: redacted, reason: "\(reason) (\(detail))")
-        case CURLE_OPERATION_TIMEDOUT:
+        case .timedOut:
             return .timedOut(url: redacted, seconds: connectTimeout)
-        case CURLE_PEER_FAILED_VERIFICATION, CURLE_SSL_CONNECT_ERROR, CURLE_SSL_CACERT_BADFILE,
-             CURLE_SSL_CERTPROBLEM, CURLE_SSL_CIPHER, CURLE_SSL_ISSUER_ERROR:
+        case .tls:
             return .tlsFailure(url: redacted, reason: reason)
-        case CURLE_TOO_MANY_REDIRECTS:
+        case .tooManyRedirects:
             return .tooManyRedirects(url: redacted)
-        case CURLE_UNSUPPORTED_PROTOCOL:
+        case .unsupportedProtocol:
             return .unsupportedScheme(URLComponents(string: url)?.scheme ?? redacted)
-        case CURLE_PARTIAL_FILE, CURLE_RECV_ERROR, CURLE_GOT_NOTHING, CURLE_SEND_ERROR:
+        case .connectionBroken:
             return received > 0
                 ? .connectionLost(url: redacted, reason: reason)
                 : .connectionFailed(url: redacted, reason: reason)
-        default:
+        case .aborted, .other, nil:
             return .transferFailed(url: redacted, reason: reason)
         }
     }

@@ -9,7 +9,8 @@ import Glibc
 /// input that plays it, as mpv and ffmpeg do: a file by `pread`, a URL by one small Range request.
 ///
 /// Each read is one blocking call on the caller's thread (a URL's runs on a thread of its own,
-/// beside the playback); its easy handle lives and dies in that call.
+/// beside the playback, and waits for its request on the ``CurlLoop``); its easy handle lives
+/// and dies in that call.
 /// It never reads more than asked: a server that answers a Range request with the whole body
 /// (200) is cut off at its first bytes and means "no trailing bytes", as does any failure.
 enum TrailingBytesReader {
@@ -31,19 +32,8 @@ enum TrailingBytesReader {
         return read == wanted ? bytes : nil
     }
 
-    private final class Sink {
-        var data: [UInt8] = []
-        let limit: Int
-        var refused = false
-        let shouldStop: () -> Bool
-        init(limit: Int, shouldStop: @escaping () -> Bool) {
-            self.limit = limit
-            self.shouldStop = shouldStop
-        }
-    }
-
     /// The last `count` bytes of the resource at `url`, `totalLength` bytes long, by a Range
-    /// request; `nil` when the server does not answer with exactly that range.
+    /// request on the ``CurlLoop``; `nil` when the server does not answer with exactly that range.
     /// - Parameters:
     ///   - url: the resource.
     ///   - totalLength: its size, as its response said.
@@ -51,34 +41,20 @@ enum TrailingBytesReader {
     ///   - configuration: the engine's network settings and request headers.
     ///   - shouldStop: polled during the transfer; `true` aborts it.
     static func remote(_ url: String, totalLength: Int, count: Int, configuration: PlayerConfiguration,
-                       shouldStop: @escaping () -> Bool) -> [UInt8]? {
+                       shouldStop: () -> Bool) -> [UInt8]? {
         let wanted = min(count, totalLength)
         guard wanted > 0, let easy = CurlEasy(url: url, configuration: configuration) else { return nil }
-        let handle = easy.handle
-        defer { withExtendedLifetime(easy) {} }
         easy.requestRange(from: totalLength - wanted, through: totalLength - 1)
-        let sink = Sink(limit: wanted, shouldStop: shouldStop)
-        let context = Unmanaged.passUnretained(sink).toOpaque()
-        sp_curl_setopt_long(handle, CURLOPT_TIMEOUT_MS, Int(min(configuration.connectTimeout, timeout) * 1000))
-        sp_curl_setopt_pointer(handle, CURLOPT_WRITEDATA, context)
-        sp_curl_setopt_data_callback(handle, CURLOPT_WRITEFUNCTION) { data, size, count, context in
-            let sink = Unmanaged<Sink>.fromOpaque(context!).takeUnretainedValue()
-            let bytes = size * count
+        sp_curl_setopt_long(easy.handle, CURLOPT_TIMEOUT_MS, Int(min(configuration.connectTimeout, timeout) * 1000))
+        var data: [UInt8] = []
+        let outcome = CurlBlockingRequest(easy).perform(shouldStop: shouldStop) { bytes, _ in
             // More than the range asked for: the server ignored it. Stop before the body comes.
-            guard sink.data.count + bytes <= sink.limit, let data else {
-                sink.refused = true
-                return 0
-            }
-            sink.data.append(contentsOf: UnsafeRawBufferPointer(start: data, count: bytes))
-            return bytes
+            guard data.count + bytes.count <= wanted else { return false }
+            data.append(contentsOf: bytes)
+            return true
         }
-        sp_curl_setopt_long(handle, CURLOPT_NOPROGRESS, 0)
-        sp_curl_setopt_pointer(handle, CURLOPT_XFERINFODATA, context)
-        sp_curl_setopt_xferinfo_callback(handle) { context, _, _, _, _ in
-            Unmanaged<Sink>.fromOpaque(context!).takeUnretainedValue().shouldStop() ? 1 : 0
-        }
-        let code = curl_easy_perform(handle)
-        guard code == CURLE_OK, !sink.refused, easy.responseCode == 206, sink.data.count == wanted else { return nil }
-        return sink.data
+        // The request is over: the handle is this thread's again.
+        guard outcome.code == CURLE_OK, easy.responseCode == 206, data.count == wanted else { return nil }
+        return data
     }
 }

@@ -1,20 +1,19 @@
 import CCurl
-import CStreamPlayShim
 
 extension TransferEnd.Failure {
-    /// The failure a libcurl result stands for; `status` is the response code, for
-    /// `CURLE_HTTP_RETURNED_ERROR`.
+    /// The failure a libcurl result stands for, from its ``CurlFailureKind``; `status` is the
+    /// response code, for an error status.
     init(curlCode code: CURLcode, status: Int) {
-        switch code {
-        case CURLE_COULDNT_CONNECT, CURLE_COULDNT_RESOLVE_HOST, CURLE_COULDNT_RESOLVE_PROXY:
+        switch CurlFailureKind(code) {
+        case .hostNotFound, .connectFailed:
             self = .connect
-        case CURLE_PARTIAL_FILE, CURLE_RECV_ERROR, CURLE_SEND_ERROR, CURLE_GOT_NOTHING:
+        case .connectionBroken:
             self = .broken
-        case CURLE_OPERATION_TIMEDOUT:
+        case .timedOut:
             self = .stalled
-        case CURLE_HTTP_RETURNED_ERROR:
+        case .httpStatus:
             self = .status(status)
-        default:
+        case .tls, .tooManyRedirects, .unsupportedProtocol, .aborted, .other, nil:
             self = .permanent
         }
     }

@@ -1,0 +1,129 @@
+import CCurl
+import CStreamPlayShim
+import Synchronization
+
+/// One request on the ``CurlLoop`` for a caller that lives on a thread of its own and waits for
+/// it: a playlist, a key, an HLS segment, a tag's bytes.
+///
+/// The loop thread must never block, and what the caller does with the bytes may (an HLS input
+/// waits for room in its ring, decrypts, filters). So the loop only copies body bytes into a
+/// small buffer here, pausing the transfer while the buffer is full; the caller's thread takes
+/// them out in ``perform(stallTimeout:shouldStop:onBody:)`` and resumes the transfer. Stops and
+/// stalls are checked on the caller's thread too, and end the transfer by cancelling it.
+final class CurlBlockingRequest: CurlTransferHandler, @unchecked Sendable {
+    /// Why a request ended before libcurl finished it, if it did.
+    enum Interruption: Equatable, Sendable {
+        /// `shouldStop` said so.
+        case stopped
+        /// No byte came for the stall timeout.
+        case stalled
+        /// `onBody` refused bytes.
+        case refused
+    }
+
+    /// How a request ended.
+    struct Outcome {
+        /// libcurl's result; `CURLE_ABORTED_BY_CALLBACK` when it was interrupted.
+        var code: CURLcode
+        /// Set when the caller's side ended it.
+        var interruption: Interruption?
+    }
+
+    /// Body bytes buffered beyond which the transfer pauses until the caller catches up.
+    static let bufferLimit = 256 * 1024
+
+    private struct State {
+        /// Body chunks not yet taken, each with the response status it came under.
+        var chunks: [(status: Int, bytes: [UInt8])] = []
+        var buffered = 0
+        var paused = false
+        var end: CurlTransferEnd?
+    }
+
+    /// The request's handle: the loop thread's while the request runs, the caller's before and
+    /// after (its status, for the error of a failure).
+    let easy: CurlEasy
+    private let loop: CurlLoop
+    private let state = Mutex(State())
+    private let wake = ThreadSignal()
+
+    /// A request for `easy`, whose options the caller has set.
+    init(_ easy: CurlEasy, loop: CurlLoop = .shared) {
+        self.easy = easy
+        self.loop = loop
+    }
+
+    /// Runs the request to its end on the loop, handing body bytes to `onBody` on this thread.
+    /// - Parameters:
+    ///   - stallTimeout: seconds without a byte after which the request ends as stalled
+    ///     (`nil`: only libcurl's own timeouts apply).
+    ///   - shouldStop: polled about every 50 ms; `true` ends the request.
+    ///   - onBody: takes body bytes, with the status of the response they belong to; `false`
+    ///     ends the request (nothing more is handed over).
+    func perform(stallTimeout: Double? = nil, shouldStop: () -> Bool,
+                 onBody: (UnsafeRawBufferPointer, _ status: Int) -> Bool) -> Outcome {
+        let id = loop.add(easy, handler: self)
+        var interruption: Interruption?
+        var lastActivity = ContinuousClock.now
+        while true {
+            let (chunks, paused, end) = state.withEngineLock { state in
+                defer {
+                    state.chunks = []
+                    state.buffered = 0
+                    state.paused = false
+                }
+                return (state.chunks, state.paused, state.end)
+            }
+            if interruption == nil && !chunks.isEmpty {
+                for chunk in chunks {
+                    let taken = chunk.bytes.withUnsafeBytes { onBody($0, chunk.status) }
+                    if !taken {
+                        interruption = .refused
+                        loop.cancel(id)
+                        break
+                    }
+                }
+                lastActivity = .now
+            }
+            if let end {
+                guard case .finished(let code) = end, interruption == nil else {
+                    return Outcome(code: CURLE_ABORTED_BY_CALLBACK, interruption: interruption ?? .stopped)
+                }
+                return Outcome(code: code, interruption: nil)
+            }
+            if interruption == nil {
+                if shouldStop() {
+                    interruption = .stopped
+                    loop.cancel(id)
+                } else if let stallTimeout, ContinuousClock.now - lastActivity > .seconds(stallTimeout) {
+                    interruption = .stalled
+                    loop.cancel(id)
+                } else if paused {
+                    loop.resume(id)
+                }
+            }
+            wake.wait(timeout: 0.05)
+        }
+    }
+
+    func curlData(_ bytes: UnsafeRawBufferPointer) -> CurlDataAnswer {
+        // Loop thread: the handle is the loop's now.
+        let status = easy.responseCode
+        let answer = state.withEngineLock { state -> CurlDataAnswer in
+            if state.buffered > 0 && state.buffered + bytes.count > Self.bufferLimit {
+                state.paused = true
+                return .pause
+            }
+            state.chunks.append((status, [UInt8](bytes)))
+            state.buffered += bytes.count
+            return .take
+        }
+        wake.signal()
+        return answer
+    }
+
+    func curlDone(_ end: CurlTransferEnd) {
+        state.withEngineLock { $0.end = end }
+        wake.signal()
+    }
+}

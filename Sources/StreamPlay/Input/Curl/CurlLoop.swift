@@ -1,0 +1,189 @@
+import CCurl
+import CStreamPlayShim
+import Synchronization
+
+/// The engine's one libcurl driver: one thread, one multi handle, every transfer of the
+/// process on it, each through a ``CurlTransferHandler``.
+///
+/// One loop rather than a thread per input or client: transfers share the multi handle's
+/// connection cache and DNS cache (a playlist, its key and its segments reuse one connection),
+/// a stop reaches any transfer at once (the thread sleeps in `curl_multi_poll`, which
+/// `curl_multi_wakeup` interrupts from any thread), and no other thread blocks in libcurl.
+///
+/// Other threads talk to the loop only through its inbox (added transfers, cancellations,
+/// resumes of paused transfers) and `curl_multi_wakeup`. Once added, an easy handle is used on
+/// the loop thread alone until its handler hears ``CurlTransferHandler/curlDone(_:)``; the
+/// handle is then off the multi handle, and its owner may read it again.
+///
+/// ``shared`` is process-wide and starts its thread lazily, at the first transfer: the engine,
+/// the API clients and any number of players share it without wiring. The thread ends as soon
+/// as no transfer is left (the multi handle and its caches stay), so that a stopped player
+/// leaves no thread behind; the next transfer starts a new one.
+final class CurlLoop: @unchecked Sendable {
+    /// The loop every request of the process runs on.
+    static let shared = CurlLoop()
+
+    /// A transfer handed to the loop. Its easy handle crosses threads once, through the inbox,
+    /// and its sender does not touch it again until the handler hears it is done.
+    private struct Entry: @unchecked Sendable {
+        let easy: CurlEasy
+        let handler: any CurlTransferHandler
+    }
+
+    /// What other threads hand over; read and emptied by the loop thread.
+    private struct Inbox {
+        var added: [(id: Int, entry: Entry)] = []
+        var cancelled: [Int] = []
+        var resumed: [Int] = []
+        var nextID = 0
+        /// The running thread; `nil` when none runs (the next `add` starts one).
+        var thread: EngineThread?
+    }
+
+    /// The context libcurl's callbacks get: a transfer's handler, kept alive by `active`.
+    private final class Context {
+        let handler: any CurlTransferHandler
+        init(handler: any CurlTransferHandler) { self.handler = handler }
+    }
+
+    private let inbox = Mutex(Inbox())
+    /// Created once; `curl_multi_wakeup` is the one call other threads make on it.
+    private let multi: UnsafeMutableRawPointer
+
+    // Loop thread only.
+    private var active: [Int: (entry: Entry, context: Context)] = [:]
+    private var ids: [UnsafeMutableRawPointer: Int] = [:]
+
+    /// A loop of its own, for tests; the engine uses ``shared``.
+    init() {
+        _ = CurlRequest.globalInit
+        multi = curl_multi_init()!
+    }
+
+    deinit {
+        curl_multi_cleanup(multi)
+    }
+
+    /// A new transfer's id, for a caller that may cancel before ``add(_:handler:id:cancelled:)``
+    /// returns (an async task's cancellation handler).
+    func makeID() -> Int {
+        inbox.withEngineLock { inbox in
+            inbox.nextID += 1
+            return inbox.nextID
+        }
+    }
+
+    /// Hands `easy` to the loop thread, which starts its transfer and reports to `handler`.
+    /// From now until `handler` hears ``CurlTransferHandler/curlDone(_:)``, only the loop
+    /// thread touches `easy`.
+    /// - Parameters:
+    ///   - id: from ``makeID()``; a new one when `nil`.
+    ///   - cancelled: `true` to end it as cancelled at once (its task was cancelled already).
+    /// - Returns: the id, for ``cancel(_:)`` and ``resume(_:)``.
+    @discardableResult
+    func add(_ easy: CurlEasy, handler: any CurlTransferHandler, id: Int? = nil, cancelled: Bool = false) -> Int {
+        let entry = Entry(easy: easy, handler: handler)
+        let id = inbox.withEngineLock { inbox -> Int in
+            let id = id ?? {
+                inbox.nextID += 1
+                return inbox.nextID
+            }()
+            inbox.added.append((id, entry))
+            if cancelled { inbox.cancelled.append(id) }
+            if inbox.thread == nil {
+                inbox.thread = EngineThread(name: "sp-curl-loop") { [self] in run() }
+            }
+            return id
+        }
+        curl_multi_wakeup(multi)
+        return id
+    }
+
+    /// Ends transfer `id`, if it has not ended: its handler hears ``CurlTransferEnd/cancelled``
+    /// on the loop thread. Any thread.
+    func cancel(_ id: Int) {
+        inbox.withEngineLock { $0.cancelled.append(id) }
+        curl_multi_wakeup(multi)
+    }
+
+    /// Resumes transfer `id` after its handler paused it (`curl_easy_pause` must be called on
+    /// the loop thread, so it goes through the inbox). Any thread; harmless if it is not paused.
+    func resume(_ id: Int) {
+        inbox.withEngineLock { $0.resumed.append(id) }
+        curl_multi_wakeup(multi)
+    }
+
+    private func run() {
+        while true {
+            // The decision to end the thread is taken under the lock that `add` takes, so a
+            // transfer added meanwhile either is seen here or starts a new thread.
+            let work = inbox.withEngineLock { inbox -> (added: [(id: Int, entry: Entry)], cancelled: [Int], resumed: [Int])? in
+                defer {
+                    inbox.added = []
+                    inbox.cancelled = []
+                    inbox.resumed = []
+                }
+                if inbox.added.isEmpty && inbox.cancelled.isEmpty && active.isEmpty {
+                    // Releasing the EngineThread detaches this thread, which nobody joins.
+                    inbox.thread = nil
+                    return nil
+                }
+                return (inbox.added, inbox.cancelled, inbox.resumed)
+            }
+            guard let work else { return }
+            for (id, entry) in work.added { start(entry, id: id) }
+            for id in work.cancelled {
+                remove(id)?.handler.curlDone(.cancelled)
+            }
+            for id in work.resumed {
+                guard let (entry, _) = active[id] else { continue }
+                curl_easy_pause(entry.easy.handle, sp_curl_pause_continue)
+            }
+            var running: Int32 = 0
+            curl_multi_perform(multi, &running)
+            var left: Int32 = 0
+            while let message = curl_multi_info_read(multi, &left) {
+                guard message.pointee.msg == CURLMSG_DONE, let handle = message.pointee.easy_handle,
+                      let id = ids[handle] else { continue }
+                let code = message.pointee.data.result
+                remove(id)?.handler.curlDone(.finished(code))
+            }
+            if active.isEmpty { continue }
+            curl_multi_poll(multi, nil, 0, 1000, nil)
+        }
+    }
+
+    /// Puts a transfer on the multi handle, its callbacks pointing at its handler.
+    private func start(_ entry: Entry, id: Int) {
+        let context = Context(handler: entry.handler)
+        let handle = entry.easy.handle
+        let raw = Unmanaged.passUnretained(context).toOpaque()
+        sp_curl_setopt_pointer(handle, CURLOPT_WRITEDATA, raw)
+        sp_curl_setopt_data_callback(handle, CURLOPT_WRITEFUNCTION) { data, size, count, raw in
+            let context = Unmanaged<Context>.fromOpaque(raw!).takeUnretainedValue()
+            let bytes = size * count
+            switch context.handler.curlData(UnsafeRawBufferPointer(start: data, count: bytes)) {
+            case .take: return bytes
+            case .pause: return sp_curl_writefunc_pause
+            case .abort: return 0
+            }
+        }
+        sp_curl_setopt_pointer(handle, CURLOPT_HEADERDATA, raw)
+        sp_curl_setopt_data_callback(handle, CURLOPT_HEADERFUNCTION) { data, size, count, raw in
+            let context = Unmanaged<Context>.fromOpaque(raw!).takeUnretainedValue()
+            context.handler.curlHeader(UnsafeRawBufferPointer(start: data, count: size * count))
+            return size * count
+        }
+        active[id] = (entry, context)
+        ids[handle] = id
+        curl_multi_add_handle(multi, handle)
+    }
+
+    /// Takes a transfer off the multi handle; its handle is its owner's again.
+    private func remove(_ id: Int) -> Entry? {
+        guard let (entry, _) = active.removeValue(forKey: id) else { return nil }
+        ids[entry.easy.handle] = nil
+        curl_multi_remove_handle(multi, entry.easy.handle)
+        return entry
+    }
+}
