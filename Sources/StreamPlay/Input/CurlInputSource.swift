@@ -6,12 +6,14 @@ import Glibc
 #endif
 import Synchronization
 
-/// Reads an HTTP or HTTPS resource with libcurl on a dedicated thread into the ring.
+/// Reads an HTTP or HTTPS resource into the ring: its transfers run on the ``CurlLoop``, and a
+/// thread of its own decides what to request and when.
 ///
-/// The multi interface lets one thread both drive the transfer and react to commands: it sleeps
-/// in `curl_multi_poll`, which `curl_multi_wakeup` (safe from any thread) interrupts. When the
-/// ring is full the write callback pauses the transfer; the thread resumes it once the decoder
-/// has made room, since `curl_easy_pause` must be called from the thread driving the transfer.
+/// The loop thread writes the body into the ring and pauses the transfer when the ring is full
+/// (it never waits). This input's thread sleeps on a signal that commands, the transfer (paused,
+/// ended) and the decoder (room in the ring) give; it resumes a paused transfer through the
+/// loop, notices stalls, and runs the ``ReconnectPlanner`` after a transfer ends: the waits
+/// of recovery (backoff, a URL refresh) hold up no other transfer.
 final class CurlInputSource: InputSource, @unchecked Sendable {
     let control: InputControl
     private let url: String
@@ -28,7 +30,9 @@ final class CurlInputSource: InputSource, @unchecked Sendable {
     private var hasDelivered = false
     private let ring: ByteRing
     private let configuration: PlayerConfiguration
-    private let multi: UnsafeMutableRawPointer
+    private let loop: CurlLoop
+    /// What the input thread sleeps on: commands, the transfer, the ring's room wake it.
+    private let wake = ThreadSignal()
     private var thread: EngineThread?
 
     init(url: String, ring: ByteRing, control: InputControl, configuration: PlayerConfiguration,
@@ -44,24 +48,19 @@ final class CurlInputSource: InputSource, @unchecked Sendable {
         self.ring = ring
         self.control = control
         self.configuration = configuration
-        self.multi = curl_multi_init()!
-        nonisolated(unsafe) let multi = self.multi
-        ring.setProducerWaker { curl_multi_wakeup(multi) }
-        thread = EngineThread(name: "sp-curl") { [self] in run() }
-    }
-
-    deinit {
-        curl_multi_cleanup(multi)
+        self.loop = .shared
+        ring.setProducerWaker { [wake] in wake.signal() }
+        thread = EngineThread(name: "sp-http-input") { [self] in run() }
     }
 
     func start(at offset: Int, generation: Int) {
         control.requestRestart(.init(offset: offset, generation: generation))
-        curl_multi_wakeup(multi)
+        wake.signal()
     }
 
     func stop() {
         control.requestStop()
-        curl_multi_wakeup(multi)
+        wake.signal()
         thread?.join()
         ring.setProducerWaker(nil)
     }
@@ -79,17 +78,26 @@ final class CurlInputSource: InputSource, @unchecked Sendable {
         var isReconnect = false
     }
 
+    /// The transfer under way, and its id on the loop.
+    private struct Running {
+        let transfer: CurlTransfer
+        let id: Int
+    }
+
     private func run() {
-        var transfer: CurlTransfer?
+        var running: Running?
         var planned: PlannedRequest?
         var planner = ReconnectPlanner(policy: configuration.reconnect, canRenewURL: urlRefresher != nil)
         var lastProgress = ContinuousClock.now
         var lastDelivered = 0
 
-        func remove(_ current: CurlTransfer?) {
+        // Takes the transfer off the loop and waits until the loop has let go of it: from then
+        // on this thread alone touches the ring's producer side and the transfer's handle.
+        func remove(_ current: Running?) {
             guard let current else { return }
-            curl_multi_remove_handle(multi, current.handle)
-            transfer = nil
+            if current.transfer.end == nil { loop.cancel(current.id) }
+            while current.transfer.end == nil { wake.wait(timeout: 0.05) }
+            running = nil
         }
 
         var seenCommands = -1
@@ -97,7 +105,7 @@ final class CurlInputSource: InputSource, @unchecked Sendable {
             let commands = control.takeCommands(since: &seenCommands)
             if commands.stop { break }
             if let restart = commands.restart {
-                remove(transfer)
+                remove(running)
                 ring.beginGeneration(restart.generation)
                 planned = PlannedRequest(offset: restart.offset, generation: restart.generation, notBefore: .now)
                 planner.reset()
@@ -106,7 +114,7 @@ final class CurlInputSource: InputSource, @unchecked Sendable {
                 planned = nil
                 guard let next = CurlTransfer(url: currentURL, offset: request.offset, generation: request.generation,
                                               ring: ring, configuration: configuration,
-                                              requestRange: request.requestRange) else {
+                                              requestRange: request.requestRange, wake: wake) else {
                     control.finish(generation: request.generation,
                                    with: .failed(.transferFailed(url: redactedURL, reason: "curl_easy_init failed")))
                     continue
@@ -117,57 +125,53 @@ final class CurlInputSource: InputSource, @unchecked Sendable {
                 }
                 next.onMetadata = onMetadata
                 next.isReconnect = request.isReconnect
-                curl_multi_add_handle(multi, next.handle)
-                transfer = next
+                running = Running(transfer: next, id: loop.add(next.easy, handler: next))
                 lastProgress = .now
                 lastDelivered = 0
             }
 
-            if let current = transfer, current.resumeIfSpace() {
+            if let current = running, current.transfer.takeResumption() {
+                loop.resume(current.id)
                 lastProgress = .now
             }
 
-            var running: Int32 = 0
-            curl_multi_perform(multi, &running)
-
-            var pending: Int32 = 0
             var ended: (CurlTransfer, TransferEnd)?
-            while let message = curl_multi_info_read(multi, &pending) {
-                guard message.pointee.msg == CURLMSG_DONE, let current = transfer,
-                      message.pointee.easy_handle == current.handle else { continue }
-                ended = (current, transferEnd(for: message.pointee.data.result, transfer: current))
+            if let current = running, case .finished(let code)? = current.transfer.end {
+                remove(current)
+                ended = (current.transfer, transferEnd(for: code, transfer: current.transfer))
             }
 
             // A transfer that wants bytes but gets none for too long has stalled: a drop.
-            var timeoutMs: Int32 = 250
-            if ended == nil, let current = transfer {
-                if current.pausedChunk > 0 {
+            var timeout = 0.25
+            if ended == nil, let current = running {
+                let transfer = current.transfer
+                if transfer.pausedChunk > 0 {
                     lastProgress = .now
-                    timeoutMs = ring.announceProducerWaiting(for: current.pausedChunk) ? 0 : 1000
-                } else if current.delivered != lastDelivered {
-                    lastDelivered = current.delivered
+                    timeout = ring.announceProducerWaiting(for: transfer.pausedChunk) ? 0 : 1
+                } else if transfer.delivered != lastDelivered {
+                    lastDelivered = transfer.delivered
                     lastProgress = .now
                 } else if ContinuousClock.now - lastProgress > .seconds(configuration.stallTimeout) {
+                    remove(current)
                     let error = PlayerError.timedOut(url: redactedURL, seconds: configuration.stallTimeout)
-                    ended = (current, transferEnd(.stalled, error: error, transfer: current))
+                    ended = (transfer, transferEnd(.stalled, error: error, transfer: transfer))
                 }
             }
 
-            if let (current, end) = ended {
-                remove(current)
-                planned = carryOut(planner.plan(after: end), after: end, of: current, retries: planner.retries)
+            if let (transfer, end) = ended {
+                planned = carryOut(planner.plan(after: end), after: end, of: transfer, retries: planner.retries)
                 continue
             }
 
-            if transfer == nil {
+            if running == nil {
                 let wait = planned.map { $0.notBefore - .now } ?? .seconds(1)
-                timeoutMs = Int32(clamping: max(wait.components.seconds * 1000 + wait.components.attoseconds / 1_000_000_000_000_000, 1))
+                timeout = max(wait.inSeconds, 0.001)
             }
-            if timeoutMs > 0 {
-                curl_multi_poll(multi, nil, 0, timeoutMs, nil)
+            if timeout > 0 {
+                wake.wait(timeout: timeout)
             }
         }
-        remove(transfer)
+        remove(running)
     }
 
     /// Carries out the planner's decision after a transfer ended: the next request, or `nil`
@@ -235,7 +239,7 @@ final class CurlInputSource: InputSource, @unchecked Sendable {
     }
 
     private func error(for code: CURLcode, transfer: CurlTransfer) -> PlayerError {
-        CurlRequest.error(for: code, handle: transfer.handle, url: currentURL, received: transfer.delivered,
+        CurlRequest.error(for: code, handle: transfer.easy.handle, url: currentURL, received: transfer.delivered,
                           configuration: configuration)
     }
 }

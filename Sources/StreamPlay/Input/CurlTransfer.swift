@@ -1,15 +1,23 @@
 import FoundationEssentials
 import CCurl
 import CStreamPlayShim
+import Synchronization
 
-/// One HTTP(S) request of a ``CurlInputSource``: the easy handle and what its callbacks learn.
+/// One HTTP(S) request of a ``CurlInputSource``, run by the ``CurlLoop``: the easy handle, the
+/// body written into the ring, and what the headers say.
 ///
-/// The callbacks run on the input thread inside `curl_multi_perform`. The transfer is handed to
-/// them as an unretained pointer; the source keeps it alive until the easy handle is cleaned up.
-final class CurlTransfer {
-    private let easy: CurlEasy
-    /// The easy handle, for the input thread's multi handle.
-    var handle: UnsafeMutableRawPointer { easy.handle }
+/// Its callbacks run on the loop thread, which is the ring's producer while the transfer runs:
+/// a body that does not fit pauses the transfer (the loop thread never waits), and the input
+/// thread resumes it through the loop once the decoder has made room. The input thread reads
+/// only ``delivered``, ``pausedChunk`` and ``end`` while the transfer runs (atomics and a lock);
+/// everything else (headers, the handle's status) once ``end`` is set, when the loop is done
+/// with the transfer.
+final class CurlTransfer: CurlTransferHandler, @unchecked Sendable {
+    /// The easy handle: the loop thread's from the moment it is added until ``end`` is set.
+    let easy: CurlEasy
+    private var handle: UnsafeMutableRawPointer { easy.handle }
+    /// Woken when the transfer pauses or ends: the input thread's signal.
+    private let wake: ThreadSignal
     let offset: Int
     let generation: Int
     let ring: ByteRing
@@ -30,17 +38,23 @@ final class CurlTransfer {
     /// Body bytes still to throw away (a server that ignored our Range and sent the whole body).
     private var prefixToSkip = 0
     private var sawBody = false
-    /// Size of the chunk curl holds while paused; resume once that much is free.
-    private(set) var pausedChunk = 0
-    /// Body bytes delivered to the ring.
-    private(set) var delivered = 0
-    /// Set by the source once headers were published.
+    /// Size of the chunk curl holds while paused (0 when not paused); resume once that much is
+    /// free. Set on the loop thread, taken back by the input thread when it resumes.
+    private let pausedBytes = Atomic<Int>(0)
+    /// Body bytes delivered to the ring (written on the loop thread).
+    private let deliveredBytes = Atomic<Int>(0)
+    /// How the transfer ended, once the loop let go of it.
+    private let ending = Mutex<CurlTransferEnd?>(nil)
+    /// Set on the loop thread once headers were published; read after ``end``.
     var infoPublished = false
     /// Set by the source for a reconnect after a drop.
     var isReconnect = false
+    /// Called on the loop thread with the first body bytes' response. Set before the transfer
+    /// is added.
     var onFirstBody: ((CurlTransfer) -> Void)?
 
-    /// ICY metadata found in the stream, handed over on the input thread.
+    /// ICY metadata found in the stream, handed over on the loop thread. Set before the
+    /// transfer is added.
     var onMetadata: ((StreamMetadata) -> Void)?
     /// Interval of in-band metadata (`icy-metaint`), when the server sends it.
     var metadataInterval: Int? { headers.metadataInterval }
@@ -50,8 +64,9 @@ final class CurlTransfer {
 
     /// - Parameter requestRange: `false` to resume a live stream: no Range header, and the
     ///   bytes that arrive simply continue the stream.
+    /// - Parameter wake: signalled when the transfer pauses or ends.
     init?(url: String, offset: Int, generation: Int, ring: ByteRing, configuration: PlayerConfiguration,
-          requestRange: Bool = true) {
+          requestRange: Bool = true, wake: ThreadSignal) {
         // Radio servers send song titles in-band only when asked.
         guard let easy = CurlEasy(url: url, configuration: configuration, leadingHeaders: [("Icy-MetaData", "1")]) else {
             return nil
@@ -61,21 +76,9 @@ final class CurlTransfer {
         self.generation = generation
         self.requestsRange = requestRange
         self.ring = ring
+        self.wake = wake
 
         if offset > 0 && requestRange { easy.requestRange(from: offset) }
-
-        let context = Unmanaged.passUnretained(self).toOpaque()
-        sp_curl_setopt_pointer(handle, CURLOPT_WRITEDATA, context)
-        sp_curl_setopt_data_callback(handle, CURLOPT_WRITEFUNCTION) { data, size, count, context in
-            let transfer = Unmanaged<CurlTransfer>.fromOpaque(context!).takeUnretainedValue()
-            return transfer.receiveBody(UnsafeRawBufferPointer(start: data, count: size * count))
-        }
-        sp_curl_setopt_pointer(handle, CURLOPT_HEADERDATA, context)
-        sp_curl_setopt_data_callback(handle, CURLOPT_HEADERFUNCTION) { data, size, count, context in
-            let transfer = Unmanaged<CurlTransfer>.fromOpaque(context!).takeUnretainedValue()
-            transfer.receiveHeader(UnsafeRawBufferPointer(start: data, count: size * count))
-            return size * count
-        }
     }
 
     deinit {
@@ -122,13 +125,39 @@ final class CurlTransfer {
                          metadataInterval: metadataInterval)
     }
 
-    /// Resumes a transfer paused for lack of ring space, if there is room now.
-    /// Must run on the input thread; curl may call the write callback again before returning.
-    func resumeIfSpace() -> Bool {
-        guard pausedChunk > 0, ring.freeSpace >= pausedChunk else { return false }
-        pausedChunk = 0
-        curl_easy_pause(handle, sp_curl_pause_continue)
+    /// Body bytes delivered to the ring so far. Any thread.
+    var delivered: Int { deliveredBytes.load(ordering: .acquiring) }
+
+    /// The size of the chunk libcurl holds while the transfer is paused for ring space, or 0.
+    /// Any thread.
+    var pausedChunk: Int { pausedBytes.load(ordering: .acquiring) }
+
+    /// How the transfer ended, once the loop is done with it (`nil` while it runs). Any thread.
+    var end: CurlTransferEnd? { ending.withEngineLock { $0 } }
+
+    /// Whether a transfer paused for lack of ring space may go on: there is room now. The
+    /// caller then resumes it on the loop (`curl_easy_pause` is the loop thread's to call).
+    /// Input thread.
+    func takeResumption() -> Bool {
+        let chunk = pausedChunk
+        guard chunk > 0, ring.freeSpace >= chunk else { return false }
+        pausedBytes.store(0, ordering: .releasing)
         return true
+    }
+
+    func curlHeader(_ line: UnsafeRawBufferPointer) {
+        receiveHeader(line)
+    }
+
+    func curlData(_ bytes: UnsafeRawBufferPointer) -> CurlDataAnswer {
+        guard receiveBody(bytes) == sp_curl_writefunc_pause else { return .take }
+        wake.signal()
+        return .pause
+    }
+
+    func curlDone(_ end: CurlTransferEnd) {
+        ending.withEngineLock { $0 = end }
+        wake.signal()
     }
 
     private func receiveBody(_ bytes: UnsafeRawBufferPointer) -> Int {
@@ -159,12 +188,12 @@ final class CurlTransfer {
             return consumed
         }
         guard ring.write(body) else {
-            pausedChunk = body.count
+            pausedBytes.store(body.count, ordering: .releasing)
             // curl hands the same bytes again once resumed, skipped prefix included.
             prefixToSkip += bytes.count - body.count
             return sp_curl_writefunc_pause
         }
-        delivered += body.count
+        deliveredBytes.wrappingAdd(body.count, ordering: .releasing)
         return bytes.count
     }
 
@@ -180,11 +209,11 @@ final class CurlTransfer {
         var found: [StreamMetadata] = []
         let audio = next.process(body, audio: scratch) { found.append($0) }
         guard ring.write(UnsafeRawBufferPointer(rebasing: scratch[..<audio])) else {
-            pausedChunk = audio
+            pausedBytes.store(audio, ordering: .releasing)
             return sp_curl_writefunc_pause
         }
         demuxer = next
-        delivered += audio
+        deliveredBytes.wrappingAdd(audio, ordering: .releasing)
         for metadata in found { onMetadata?(metadata) }
         return whole
     }
