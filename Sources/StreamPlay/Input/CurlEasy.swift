@@ -6,7 +6,9 @@ import CStreamPlayShim
 ///
 /// Every request the engine makes starts here, so that the user agent, TLS verification, the CA
 /// file, redirects, timeouts and the configured request headers are set in one place. A handle
-/// is confined to the thread that runs its transfer (an input's thread, or a curl multi loop).
+/// is used by one thread at a time: its creator while it is set up, the ``CurlLoop``'s thread
+/// from ``CurlLoop/add(_:handler:id:cancelled:)`` until its handler hears it is done, then its
+/// owner again (to read its status).
 final class CurlEasy {
     /// The easy handle, for `curl_easy_*` and `curl_multi_*` calls on the owning thread.
     let handle: UnsafeMutableRawPointer
