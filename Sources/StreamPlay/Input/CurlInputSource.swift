@@ -123,11 +123,15 @@ final class CurlInputSource: InputSource, @unchecked Sendable {
                     transfer.infoPublished = true
                     control.publish(info: transfer.info)
                 }
-                next.onMetadata = onMetadata
                 next.isReconnect = request.isReconnect
                 running = Running(transfer: next, id: loop.add(next.easy, handler: next))
                 lastProgress = .now
                 lastDelivered = 0
+            }
+
+            // Titles found on the loop thread are reported from here.
+            if let current = running {
+                for metadata in current.transfer.takeMetadata() { onMetadata(metadata) }
             }
 
             if let current = running, current.transfer.takeResumption() {
@@ -159,6 +163,7 @@ final class CurlInputSource: InputSource, @unchecked Sendable {
             }
 
             if let (transfer, end) = ended {
+                for metadata in transfer.takeMetadata() { onMetadata(metadata) }
                 planned = carryOut(planner.plan(after: end), after: end, of: transfer, retries: planner.retries)
                 continue
             }

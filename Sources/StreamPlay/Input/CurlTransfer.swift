@@ -9,9 +9,9 @@ import Synchronization
 /// Its callbacks run on the loop thread, which is the ring's producer while the transfer runs:
 /// a body that does not fit pauses the transfer (the loop thread never waits), and the input
 /// thread resumes it through the loop once the decoder has made room. The input thread reads
-/// only ``delivered``, ``pausedChunk`` and ``end`` while the transfer runs (atomics and a lock);
-/// everything else (headers, the handle's status) once ``end`` is set, when the loop is done
-/// with the transfer.
+/// only ``delivered``, ``pausedChunk``, ``end`` and the ICY titles found (``takeMetadata()``)
+/// while the transfer runs (atomics and locks); everything else (headers, the handle's status)
+/// once ``end`` is set, when the loop is done with the transfer.
 final class CurlTransfer: CurlTransferHandler, @unchecked Sendable {
     /// The easy handle: the loop thread's from the moment it is added until ``end`` is set.
     let easy: CurlEasy
@@ -53,9 +53,9 @@ final class CurlTransfer: CurlTransferHandler, @unchecked Sendable {
     /// is added.
     var onFirstBody: ((CurlTransfer) -> Void)?
 
-    /// ICY metadata found in the stream, handed over on the loop thread. Set before the
-    /// transfer is added.
-    var onMetadata: ((StreamMetadata) -> Void)?
+    /// ICY metadata found in the stream and not yet taken by the input thread: the loop thread
+    /// only queues it, so that no listener's report ever runs there.
+    private let foundMetadata = Mutex<[StreamMetadata]>([])
     /// Interval of in-band metadata (`icy-metaint`), when the server sends it.
     var metadataInterval: Int? { headers.metadataInterval }
     private var demuxer: ICYDemuxer?
@@ -134,6 +134,14 @@ final class CurlTransfer: CurlTransferHandler, @unchecked Sendable {
 
     /// How the transfer ended, once the loop is done with it (`nil` while it runs). Any thread.
     var end: CurlTransferEnd? { ending.withEngineLock { $0 } }
+
+    /// The ICY metadata found since the last call, in stream order. Any thread.
+    func takeMetadata() -> [StreamMetadata] {
+        foundMetadata.withEngineLock { found in
+            defer { found = [] }
+            return found
+        }
+    }
 
     /// Whether a transfer paused for lack of ring space may go on: there is room now. The
     /// caller then resumes it on the loop (`curl_easy_pause` is the loop thread's to call).
@@ -214,7 +222,10 @@ final class CurlTransfer: CurlTransferHandler, @unchecked Sendable {
         }
         demuxer = next
         deliveredBytes.wrappingAdd(audio, ordering: .releasing)
-        for metadata in found { onMetadata?(metadata) }
+        if !found.isEmpty {
+            foundMetadata.withEngineLock { $0.append(contentsOf: found) }
+            wake.signal()
+        }
         return whole
     }
 
