@@ -96,7 +96,14 @@ final class CurlInputSource: InputSource, @unchecked Sendable {
         func remove(_ current: Running?) {
             guard let current else { return }
             if current.transfer.end == nil { loop.cancel(current.id) }
-            while current.transfer.end == nil { wake.wait(timeout: 0.05) }
+            var waited = false
+            while current.transfer.end == nil {
+                wake.wait(timeout: 0.05)
+                waited = true
+            }
+            // A wait returns having reset the signal, which a command (start, stop) may have
+            // given meanwhile: give it again, so that the next wait does not sleep through it.
+            if waited { wake.signal() }
             running = nil
         }
 
@@ -172,7 +179,9 @@ final class CurlInputSource: InputSource, @unchecked Sendable {
                 let wait = planned.map { $0.notBefore - .now } ?? .seconds(1)
                 timeout = max(wait.inSeconds, 0.001)
             }
-            if timeout > 0 {
+            // A command that came since the top of this turn is carried out now, whether or not
+            // its signal was consumed by a wait above (`remove`).
+            if timeout > 0 && !control.hasCommands(since: seenCommands) {
                 wake.wait(timeout: timeout)
             }
         }
