@@ -40,6 +40,31 @@ struct CurlLoopTests {
         withExtendedLifetime(stallEasy) {}
     }
 
+    @Test("upload progress runs off the loop's thread: a closure that waits for the loop returns")
+    func uploadProgressOffTheLoop() async throws {
+        let base = try TestEnvironment.http()
+        let calls = ProgressCalls()
+        let body = [UInt8](repeating: 7, count: 512 * 1024)
+        let request = HTTPRequest(method: .post, url: "\(base)/status/404", body: .bytes(body, contentType: "application/octet-stream"))
+        let response = try await CurlHTTPClient().send(request) { sent, _ in
+            let thread = (try? String(contentsOfFile: "/proc/thread-self/comm", encoding: .utf8))?
+                .trimmingCharacters(in: .whitespacesAndNewlines) ?? "?"
+            var waited: CURLcode?
+            if calls.list.withEngineLock({ $0.isEmpty }) {
+                // On the loop's thread, this would wait for that very thread forever.
+                let easy = try? Self.easy("\(base)/random.bin")
+                waited = easy.map { CurlBlockingRequest($0).perform(shouldStop: { false }) { _, _ in true }.code }
+            }
+            calls.list.withEngineLock { $0.append((thread, sent, waited)) }
+        }
+        #expect(response.status == 404)
+        let heard = calls.list.withEngineLock { $0 }
+        #expect(!heard.isEmpty)
+        #expect(heard.allSatisfy { $0.thread != "sp-curl-loop" }, "\(heard.map(\.thread))")
+        #expect(heard.first?.waited == CURLE_OK)
+        #expect(heard.map(\.sent) == heard.map(\.sent).sorted())
+    }
+
     // MARK: Helpers
 
     static func easy(_ url: String) throws -> CurlEasy {
@@ -57,6 +82,12 @@ struct CurlLoopTests {
             try await Task.sleep(for: .milliseconds(5))
         }
     }
+}
+
+/// What the upload progress closure heard: on which thread, how far, and what its request on
+/// the loop gave.
+private final class ProgressCalls: Sendable {
+    let list = Mutex<[(thread: String, sent: Int64, waited: CURLcode?)]>([])
 }
 
 /// A handler that holds the loop's thread in its first body callback until released (at most

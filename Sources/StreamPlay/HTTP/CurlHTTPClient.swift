@@ -57,8 +57,10 @@ public final class CurlHTTPClient: HTTPTransport {
     /// Sends `request` and returns the response, whatever its status.
     /// - Parameters:
     ///   - request: what to send.
-    ///   - uploadProgress: called on the client's thread with (bytes sent, bytes to send) while
-    ///     a body goes out; keep it short.
+    ///   - uploadProgress: called with (bytes sent, bytes to send) while a body goes out, in a
+    ///     task of its own (never on the thread that drives the transfers, so it may take its
+    ///     time or wait); while it runs, only the newest figures are kept for its next call.
+    ///     Its last call returns before `send` does.
     /// - Throws: ``HTTPClientError`` when no response came (network, cancellation).
     public func send(_ request: HTTPRequest,
                      uploadProgress: (@Sendable (_ sent: Int64, _ total: Int64) -> Void)? = nil)
@@ -73,10 +75,11 @@ public final class CurlHTTPClient: HTTPTransport {
             }
         }
         let id = loop.makeID()
+        let progress = uploadProgress.map { UploadProgressRelay($0) }
         let result = await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Result<HTTPResponse, HTTPClientError>, Never>) in
                 let transfer = HTTPTransfer(id: id, request: request, configuration: configuration,
-                                            progress: uploadProgress, continuation: continuation)
+                                            progress: progress, continuation: continuation)
                 if let error = transfer.prepare() {
                     transfer.complete(.failure(error))
                     return
@@ -87,6 +90,7 @@ public final class CurlHTTPClient: HTTPTransport {
         } onCancel: {
             loop.cancel(id)
         }
+        await progress?.finish()
         return try result.get()
     }
 }

@@ -12,7 +12,7 @@ final class HTTPTransfer: CurlTransferHandler, @unchecked Sendable {
     let easy: CurlEasy
     private var handle: UnsafeMutableRawPointer { easy.handle }
     private let configuration: CurlHTTPClient.Configuration
-    private let progress: (@Sendable (Int64, Int64) -> Void)?
+    private let progress: UploadProgressRelay?
     private var continuation: CheckedContinuation<Result<HTTPResponse, HTTPClientError>, Never>?
     private var body: [UInt8] = []
     private var headers = HTTPHeaders()
@@ -21,7 +21,7 @@ final class HTTPTransfer: CurlTransferHandler, @unchecked Sendable {
     private var mime: OpaquePointer?
 
     init(id: Int, request: HTTPRequest, configuration: CurlHTTPClient.Configuration,
-         progress: (@Sendable (Int64, Int64) -> Void)?,
+         progress: UploadProgressRelay?,
          continuation: CheckedContinuation<Result<HTTPResponse, HTTPClientError>, Never>) {
         self.id = id
         self.request = request
@@ -79,7 +79,8 @@ final class HTTPTransfer: CurlTransferHandler, @unchecked Sendable {
         default:
             sp_curl_setopt_pointer(handle, CURLOPT_CUSTOMREQUEST, request.method.rawValue)
         }
-        // Body and headers come through the loop (``CurlTransferHandler``); progress directly.
+        // Body and headers come through the loop (``CurlTransferHandler``); progress directly,
+        // to the relay, which hands it to the caller's closure off the loop thread.
         let context = Unmanaged.passUnretained(self).toOpaque()
         if progress != nil {
             sp_curl_setopt_long(handle, CURLOPT_NOPROGRESS, 0)
@@ -143,10 +144,11 @@ final class HTTPTransfer: CurlTransferHandler, @unchecked Sendable {
         headers.add(String(line[..<colon]).trimmingWhitespace(), String(line[line.index(after: colon)...]).trimmingWhitespace())
     }
 
+    /// Loop thread: only hands the figures over, never calls the caller's code.
     private func reportProgress(sent: Int64, total: Int64) {
         guard sent != lastSent, total > 0 else { return }
         lastSent = sent
-        progress?(sent, total)
+        progress?.report(sent: sent, total: total)
     }
 
     /// The result of a finished transfer.
@@ -185,5 +187,40 @@ final class HTTPTransfer: CurlTransferHandler, @unchecked Sendable {
     func complete(_ result: Result<HTTPResponse, HTTPClientError>) {
         continuation?.resume(returning: result)
         continuation = nil
+    }
+}
+
+/// Carries upload progress from the loop thread to the caller's closure, which runs in a task
+/// of its own: a slow closure must not stall every stream on the loop, and one that waits for
+/// the loop (a `Player.stop()` joins an input thread that waits for it) would never return.
+///
+/// Only the newest figures are kept while the closure is busy: it hears fewer calls, never
+/// stale ones, and the loop never waits for it.
+final class UploadProgressRelay: Sendable {
+    private struct Figures: Sendable {
+        let sent: Int64
+        let total: Int64
+    }
+
+    private let continuation: AsyncStream<Figures>.Continuation
+    private let delivery: Task<Void, Never>
+
+    init(_ closure: @escaping @Sendable (_ sent: Int64, _ total: Int64) -> Void) {
+        let (figures, continuation) = AsyncStream.makeStream(of: Figures.self, bufferingPolicy: .bufferingNewest(1))
+        self.continuation = continuation
+        delivery = Task {
+            for await next in figures { closure(next.sent, next.total) }
+        }
+    }
+
+    /// Records the newest figures. Any thread; returns at once.
+    func report(sent: Int64, total: Int64) {
+        continuation.yield(Figures(sent: sent, total: total))
+    }
+
+    /// Ends the reports, once the closure has heard the last figures.
+    func finish() async {
+        continuation.finish()
+        await delivery.value
     }
 }
