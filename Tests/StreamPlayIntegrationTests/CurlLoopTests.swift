@@ -65,6 +65,44 @@ struct CurlLoopTests {
         #expect(heard.map(\.sent) == heard.map(\.sent).sorted())
     }
 
+    @Test("a transfer whose input has a command waiting takes no byte, and goes on when it asked nothing of it")
+    func commandWaitingPauses() async throws {
+        let ring = ByteRing(capacity: 1 << 20, wakeConsumer: {})
+        let name = "cbr-44k-stereo.mp3"
+        let transfer = try #require(CurlTransfer(url: "\(try TestEnvironment.http())/\(name)", offset: 0, generation: 1,
+                                                 ring: ring, configuration: PlayerConfiguration(), wake: ThreadSignal()))
+        let waiting = Flag(true)
+        transfer.commandWaiting = { seen in seen == 0 && waiting.value.load(ordering: .acquiring) }
+        let loop = CurlLoop()
+        let id = loop.add(transfer.easy, handler: transfer)
+        try await Self.waitUntil { transfer.isHeldForCommand }
+        try await Task.sleep(for: .milliseconds(100))
+        #expect(transfer.delivered == 0 && transfer.end == nil)
+        waiting.value.store(false, ordering: .releasing)
+        if transfer.commandsTaken(upTo: 1) { loop.resume(id) }
+        try await Self.waitUntil { transfer.end != nil }
+        #expect(transfer.end == .finished(CURLE_OK))
+        let file = try Data(contentsOf: URL(fileURLWithPath: "\(try TestEnvironment.media())/\(name)"))
+        #expect(transfer.delivered == file.count)
+    }
+
+    @Test("a cancelled transfer is handed no more bytes, even within the same curl_multi_perform")
+    func cancelStopsTheBytesAtOnce() async throws {
+        let loop = CurlLoop()
+        let id = loop.makeID()
+        let handler = RecordingHandler { _ in
+            // On the loop thread, in libcurl's write callback: libcurl would go on reading.
+            loop.cancel(id)
+            return .take
+        }
+        let easy = try Self.easy("\(try TestEnvironment.http())/cbr-44k-stereo.mp3")
+        loop.add(easy, handler: handler, id: id)
+        try await Self.waitUntil { !handler.ends.isEmpty }
+        #expect(handler.dataCalls == 1)
+        #expect(handler.ends == [.cancelled])
+        withExtendedLifetime(easy) {}
+    }
+
     // MARK: Helpers
 
     static func easy(_ url: String) throws -> CurlEasy {
@@ -88,6 +126,34 @@ struct CurlLoopTests {
 /// the loop gave.
 private final class ProgressCalls: Sendable {
     let list = Mutex<[(thread: String, sent: Int64, waited: CURLcode?)]>([])
+}
+
+/// A Sendable box for a flag a closure reads.
+private final class Flag: Sendable {
+    let value: Atomic<Bool>
+    init(_ value: Bool) { self.value = Atomic(value) }
+}
+
+/// A handler that answers body bytes as told and records what it heard.
+private final class RecordingHandler: CurlTransferHandler, @unchecked Sendable {
+    private let answer: @Sendable (UnsafeRawBufferPointer) -> CurlDataAnswer
+    private let state = Mutex<(dataCalls: Int, ends: [CurlTransferEnd])>((0, []))
+
+    init(answer: @escaping @Sendable (UnsafeRawBufferPointer) -> CurlDataAnswer) {
+        self.answer = answer
+    }
+
+    var dataCalls: Int { state.withEngineLock { $0.dataCalls } }
+    var ends: [CurlTransferEnd] { state.withEngineLock { $0.ends } }
+
+    func curlData(_ bytes: UnsafeRawBufferPointer) -> CurlDataAnswer {
+        state.withEngineLock { $0.dataCalls += 1 }
+        return answer(bytes)
+    }
+
+    func curlDone(_ end: CurlTransferEnd) {
+        state.withEngineLock { $0.ends.append(end) }
+    }
 }
 
 /// A handler that holds the loop's thread in its first body callback until released (at most

@@ -109,8 +109,14 @@ final class CurlInputSource: InputSource, @unchecked Sendable {
 
         var seenCommands = -1
         while true {
+            let taken = seenCommands
             let commands = control.takeCommands(since: &seenCommands)
             if commands.stop { break }
+            if seenCommands != taken, commands.restart == nil, let current = running,
+               current.transfer.commandsTaken(upTo: seenCommands) {
+                // It paused for a command that asked nothing of it after all: it goes on.
+                loop.resume(current.id)
+            }
             if let restart = commands.restart {
                 remove(running)
                 ring.beginGeneration(restart.generation)
@@ -131,6 +137,9 @@ final class CurlInputSource: InputSource, @unchecked Sendable {
                     control.publish(info: transfer.info)
                 }
                 next.isReconnect = request.isReconnect
+                // Every command after those taken is for this thread to carry out first.
+                _ = next.commandsTaken(upTo: seenCommands)
+                next.commandWaiting = { [control] seen in control.hasCommands(since: seen) }
                 running = Running(transfer: next, id: loop.add(next.easy, handler: next))
                 lastProgress = .now
                 lastDelivered = 0

@@ -52,6 +52,19 @@ final class CurlTransfer: CurlTransferHandler, @unchecked Sendable {
     /// Called on the loop thread with the first body bytes' response. Set before the transfer
     /// is added.
     var onFirstBody: ((CurlTransfer) -> Void)?
+    /// Whether a command (restart, stop) came after the version the input thread last took,
+    /// asked on the loop thread before each body chunk. A transfer whose input is about to
+    /// drop it then pauses, so that `curl_multi_perform` returns at once rather than read on
+    /// (up to libcurl's hundred buffers in one call) a response about to be dropped: a FLAC
+    /// bisection seek restarts the input dozens of times in a row. Set before the transfer is
+    /// added.
+    var commandWaiting: @Sendable (_ seen: Int) -> Bool = { _ in false }
+    /// The command version the input thread last took (``commandsTaken(upTo:)``).
+    private let seenCommands = Atomic<Int>(0)
+    /// Set while the transfer is paused for a waiting command (not ``pausedChunk``, which the
+    /// input thread resumes when the ring has room: it might do so between taking a command
+    /// and carrying it out). Sequentially consistent with ``seenCommands``: see `curlData`.
+    private let heldForCommand = Atomic<Bool>(false)
 
     /// ICY metadata found in the stream and not yet taken by the input thread: the loop thread
     /// only queues it, so that no listener's report ever runs there.
@@ -143,6 +156,17 @@ final class CurlTransfer: CurlTransferHandler, @unchecked Sendable {
         }
     }
 
+    /// Whether the transfer is paused for a waiting command. Any thread.
+    var isHeldForCommand: Bool { heldForCommand.load(ordering: .sequentiallyConsistent) }
+
+    /// Records that the input thread took the commands up to `version` and keeps this transfer.
+    /// - Returns: whether the transfer was paused for one of them and must be resumed (through
+    ///   the loop). Input thread.
+    func commandsTaken(upTo version: Int) -> Bool {
+        seenCommands.store(version, ordering: .sequentiallyConsistent)
+        return heldForCommand.exchange(false, ordering: .sequentiallyConsistent)
+    }
+
     /// Whether a transfer paused for lack of ring space may go on: there is room now. The
     /// caller then resumes it on the loop (`curl_easy_pause` is the loop thread's to call).
     /// Input thread.
@@ -158,6 +182,16 @@ final class CurlTransfer: CurlTransferHandler, @unchecked Sendable {
     }
 
     func curlData(_ bytes: UnsafeRawBufferPointer) -> CurlDataAnswer {
+        // The flag is raised before the version is read, and the input thread stores the
+        // version before it clears the flag: if this reads a version already superseded, the
+        // input thread's exchange sees the flag and resumes. A raised flag it takes while this
+        // goes on (no command after all) costs one harmless resume.
+        heldForCommand.store(true, ordering: .sequentiallyConsistent)
+        if commandWaiting(seenCommands.load(ordering: .sequentiallyConsistent)) {
+            // Nothing of these bytes is taken: libcurl hands them again if the transfer goes on.
+            return .pause
+        }
+        heldForCommand.store(false, ordering: .sequentiallyConsistent)
         guard receiveBody(bytes) == sp_curl_writefunc_pause else { return .take }
         wake.signal()
         return .pause

@@ -10,8 +10,8 @@ import Synchronization
 /// a stop reaches any transfer at once (the thread sleeps in `curl_multi_poll`, which
 /// `curl_multi_wakeup` interrupts from any thread), and no other thread blocks in libcurl.
 ///
-/// Other threads talk to the loop only through its inbox (added transfers, cancellations,
-/// resumes of paused transfers) and `curl_multi_wakeup`. Once added, an easy handle is used on
+/// Other threads talk to the loop only through its inbox (added transfers, cancellations and
+/// their flags, resumes of paused transfers) and `curl_multi_wakeup`. Once added, an easy handle is used on
 /// the loop thread alone until its handler hears ``CurlTransferHandler/curlDone(_:)``; the
 /// handle is then off the multi handle, and its owner may read it again.
 ///
@@ -28,6 +28,14 @@ final class CurlLoop: @unchecked Sendable {
     private struct Entry: @unchecked Sendable {
         let easy: CurlEasy
         let handler: any CurlTransferHandler
+        let cancelFlag: CancelFlag
+    }
+
+    /// Set by ``cancel(_:)`` before it wakes the loop, read by the write callback: a cancelled
+    /// transfer stops taking bytes at once, even within the `curl_multi_perform` call that
+    /// runs while the cancel waits in the inbox (libcurl reads up to many buffers in one call).
+    private final class CancelFlag: Sendable {
+        let isSet = Atomic<Bool>(false)
     }
 
     /// What other threads hand over; read and emptied by the loop thread.
@@ -36,6 +44,8 @@ final class CurlLoop: @unchecked Sendable {
         var cancelled: [Int] = []
         var resumed: [Int] = []
         var nextID = 0
+        /// The cancel flags of the transfers added and not yet removed, by id.
+        var flags: [Int: CancelFlag] = [:]
         /// The running thread; `nil` when none runs (the next `add` starts one).
         var thread: EngineThread?
     }
@@ -43,7 +53,11 @@ final class CurlLoop: @unchecked Sendable {
     /// The context libcurl's callbacks get: a transfer's handler, kept alive by `active`.
     private final class Context {
         let handler: any CurlTransferHandler
-        init(handler: any CurlTransferHandler) { self.handler = handler }
+        let cancelFlag: CancelFlag
+        init(handler: any CurlTransferHandler, cancelFlag: CancelFlag) {
+            self.handler = handler
+            self.cancelFlag = cancelFlag
+        }
     }
 
     private let inbox = Mutex(Inbox())
@@ -82,13 +96,16 @@ final class CurlLoop: @unchecked Sendable {
     /// - Returns: the id, for ``cancel(_:)`` and ``resume(_:)``.
     @discardableResult
     func add(_ easy: CurlEasy, handler: any CurlTransferHandler, id: Int? = nil, cancelled: Bool = false) -> Int {
-        let entry = Entry(easy: easy, handler: handler)
+        let flag = CancelFlag()
+        if cancelled { flag.isSet.store(true, ordering: .relaxed) }
+        let entry = Entry(easy: easy, handler: handler, cancelFlag: flag)
         let id = inbox.withEngineLock { inbox -> Int in
             let id = id ?? {
                 inbox.nextID += 1
                 return inbox.nextID
             }()
             inbox.added.append((id, entry))
+            inbox.flags[id] = flag
             if cancelled { inbox.cancelled.append(id) }
             if inbox.thread == nil {
                 inbox.thread = EngineThread(name: "sp-curl-loop") { [self] in run() }
@@ -100,9 +117,14 @@ final class CurlLoop: @unchecked Sendable {
     }
 
     /// Ends transfer `id`, if it has not ended: its handler hears ``CurlTransferEnd/cancelled``
-    /// on the loop thread. Any thread.
+    /// on the loop thread (or the result libcurl had already reached). From this call on, the
+    /// handler is handed no more body bytes. Any thread, the loop's included.
     func cancel(_ id: Int) {
-        inbox.withEngineLock { $0.cancelled.append(id) }
+        inbox.withEngineLock { inbox in
+            // Raised before the wake-up: a `curl_multi_perform` under way stops taking bytes.
+            inbox.flags[id]?.isSet.store(true, ordering: .releasing)
+            inbox.cancelled.append(id)
+        }
         curl_multi_wakeup(multi)
     }
 
@@ -155,12 +177,14 @@ final class CurlLoop: @unchecked Sendable {
 
     /// Puts a transfer on the multi handle, its callbacks pointing at its handler.
     private func start(_ entry: Entry, id: Int) {
-        let context = Context(handler: entry.handler)
+        let context = Context(handler: entry.handler, cancelFlag: entry.cancelFlag)
         let handle = entry.easy.handle
         let raw = Unmanaged.passUnretained(context).toOpaque()
         sp_curl_setopt_pointer(handle, CURLOPT_WRITEDATA, raw)
         sp_curl_setopt_data_callback(handle, CURLOPT_WRITEFUNCTION) { data, size, count, raw in
             let context = Unmanaged<Context>.fromOpaque(raw!).takeUnretainedValue()
+            // Cancelled: keep the bytes in libcurl until the cancel, next in the inbox, ends it.
+            if context.cancelFlag.isSet.load(ordering: .acquiring) { return sp_curl_writefunc_pause }
             let bytes = size * count
             switch context.handler.curlData(UnsafeRawBufferPointer(start: data, count: bytes)) {
             case .take: return bytes
@@ -184,6 +208,12 @@ final class CurlLoop: @unchecked Sendable {
         guard let (entry, _) = active.removeValue(forKey: id) else { return nil }
         ids[entry.easy.handle] = nil
         curl_multi_remove_handle(multi, entry.easy.handle)
+        forget(id)
         return entry
+    }
+
+    /// Drops a transfer's cancel flag: its id will not be cancelled again.
+    private func forget(_ id: Int) {
+        _ = inbox.withEngineLock { $0.flags.removeValue(forKey: id) }
     }
 }
