@@ -103,6 +103,22 @@ struct CurlLoopTests {
         withExtendedLifetime(easy) {}
     }
 
+    @Test("the loop's thread outlives its last transfer for its idle time, then ends; the next starts another")
+    func idleThread() async throws {
+        let loop = CurlLoop()
+        let url = "\(try TestEnvironment.http())/random.bin"
+        for _ in 0..<3 {
+            let outcome = CurlBlockingRequest(try Self.easy(url), loop: loop).perform(shouldStop: { false }) { _, _ in true }
+            #expect(outcome.code == CURLE_OK)
+        }
+        #expect(loop.threadState.running && loop.threadState.started == 1, "one thread for requests in a row")
+        try await Task.sleep(for: .milliseconds(CurlLoop.idleTime + 300))
+        #expect(!loop.threadState.running)
+        let again = CurlBlockingRequest(try Self.easy(url), loop: loop).perform(shouldStop: { false }) { _, _ in true }
+        #expect(again.code == CURLE_OK)
+        #expect(loop.threadState.started == 2)
+    }
+
     // MARK: Helpers
 
     static func easy(_ url: String) throws -> CurlEasy {

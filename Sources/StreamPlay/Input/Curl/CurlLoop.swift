@@ -16,12 +16,19 @@ import Synchronization
 /// handle is then off the multi handle, and its owner may read it again.
 ///
 /// ``shared`` is process-wide and starts its thread lazily, at the first transfer: the engine,
-/// the API clients and any number of players share it without wiring. The thread ends as soon
-/// as no transfer is left (the multi handle and its caches stay), so that a stopped player
-/// leaves no thread behind; the next transfer starts a new one.
+/// the API clients and any number of players share it without wiring. The thread ends once no
+/// transfer has been left for ``idleTime`` (the multi handle and its caches stay), so that a
+/// stopped player leaves no thread behind, yet a seek that replaces its one transfer dozens of
+/// times in a row (a FLAC bisection) does not make a new pthread for each; the next transfer
+/// after that starts a new one.
 final class CurlLoop: @unchecked Sendable {
     /// The loop every request of the process runs on.
     static let shared = CurlLoop()
+
+    /// How long the thread outlives its last transfer, in milliseconds: long enough to carry a
+    /// restart's cancel-then-add (microseconds to milliseconds apart), short enough that the
+    /// thread is gone soon after a player stops (the tests allow half a second).
+    static let idleTime = 200
 
     /// A transfer handed to the loop. Its easy handle crosses threads once, through the inbox,
     /// and its sender does not touch it again until the handler hears it is done.
@@ -48,6 +55,8 @@ final class CurlLoop: @unchecked Sendable {
         var flags: [Int: CancelFlag] = [:]
         /// The running thread; `nil` when none runs (the next `add` starts one).
         var thread: EngineThread?
+        /// Threads started so far, for the tests of the idle time.
+        var threadsStarted = 0
     }
 
     /// The context libcurl's callbacks get: a transfer's handler, kept alive by `active`.
@@ -76,6 +85,11 @@ final class CurlLoop: @unchecked Sendable {
 
     deinit {
         curl_multi_cleanup(multi)
+    }
+
+    /// Whether the loop's thread runs, and how many it started so far. For the tests.
+    var threadState: (running: Bool, started: Int) {
+        inbox.withEngineLock { ($0.thread != nil, $0.threadsStarted) }
     }
 
     /// A new transfer's id, for a caller that may cancel before ``add(_:handler:id:cancelled:)``
@@ -109,6 +123,7 @@ final class CurlLoop: @unchecked Sendable {
             if cancelled { inbox.cancelled.append(id) }
             if inbox.thread == nil {
                 inbox.thread = EngineThread(name: "sp-curl-loop") { [self] in run() }
+                inbox.threadsStarted += 1
             }
             return id
         }
@@ -136,6 +151,8 @@ final class CurlLoop: @unchecked Sendable {
     }
 
     private func run() {
+        // When the loop last found itself without a transfer; `nil` while it has some.
+        var idleSince: ContinuousClock.Instant?
         while true {
             // The decision to end the thread is taken under the lock that `add` takes, so a
             // transfer added meanwhile either is seen here or starts a new thread.
@@ -145,7 +162,8 @@ final class CurlLoop: @unchecked Sendable {
                     inbox.cancelled = []
                     inbox.resumed = []
                 }
-                if inbox.added.isEmpty && inbox.cancelled.isEmpty && active.isEmpty {
+                if inbox.added.isEmpty && inbox.cancelled.isEmpty && active.isEmpty,
+                   let idleSince, ContinuousClock.now - idleSince >= .milliseconds(Self.idleTime) {
                     // Releasing the EngineThread detaches this thread, which nobody joins.
                     inbox.thread = nil
                     return nil
@@ -170,8 +188,17 @@ final class CurlLoop: @unchecked Sendable {
                 let code = message.pointee.data.result
                 remove(id)?.handler.curlDone(.finished(code))
             }
-            if active.isEmpty { continue }
-            curl_multi_poll(multi, nil, 0, 1000, nil)
+            var timeout: Int32 = 1000
+            if active.isEmpty {
+                // Idle: wait for a new transfer (`add` wakes the poll) until the idle time is up.
+                let since = idleSince ?? .now
+                idleSince = since
+                let remaining = Self.idleTime - Int((ContinuousClock.now - since).inSeconds * 1000)
+                timeout = Int32(max(remaining, 0))
+            } else {
+                idleSince = nil
+            }
+            curl_multi_poll(multi, nil, 0, timeout, nil)
         }
     }
 
