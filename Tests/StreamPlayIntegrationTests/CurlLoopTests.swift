@@ -119,6 +119,29 @@ struct CurlLoopTests {
         #expect(loop.threadState.started == 2)
     }
 
+    @Test("a handle libcurl will not add ends its transfer at once, with CURLE_FAILED_INIT")
+    func addRefused() async throws {
+        let loop = CurlLoop()
+        let other = CurlLoop()
+        let easy = try Self.easy("\(try TestEnvironment.blackHole())/x")
+        let running = RecordingHandler { _ in .take }
+        let id = loop.add(easy, handler: running)
+        try await Task.sleep(for: .milliseconds(200))
+        // The same handle again, on the same loop and on another (whose multi handle refuses
+        // a handle that is on one already): misuse, made here only to see those ends.
+        let twice = RecordingHandler { _ in .take }
+        loop.add(easy, handler: twice)
+        let elsewhere = RecordingHandler { _ in .take }
+        other.add(easy, handler: elsewhere)
+        try await Self.waitUntil { !twice.ends.isEmpty && !elsewhere.ends.isEmpty }
+        #expect(twice.ends == [.finished(CURLE_FAILED_INIT)])
+        #expect(elsewhere.ends == [.finished(CURLE_FAILED_INIT)])
+        #expect(running.ends.isEmpty)
+        loop.cancel(id)
+        try await Self.waitUntil { !running.ends.isEmpty }
+        #expect(running.ends == [.cancelled])
+    }
+
     // MARK: Helpers
 
     static func easy(_ url: String) throws -> CurlEasy {

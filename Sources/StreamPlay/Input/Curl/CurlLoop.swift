@@ -202,14 +202,23 @@ final class CurlLoop: @unchecked Sendable {
         }
     }
 
-    /// Puts a transfer on the multi handle, its callbacks pointing at its handler.
+    /// Puts a transfer on the multi handle, its callbacks pointing at its handler. One that
+    /// cannot be added ends at once, with `CURLE_FAILED_INIT`: its caller waits for an end.
     private func start(_ entry: Entry, id: Int) {
-        let context = Context(handler: entry.handler, cancelFlag: entry.cancelFlag)
         let handle = entry.easy.handle
+        guard ids[handle] == nil else {
+            // Its handle is on this loop already (a caller's mistake): leave that transfer be.
+            forget(id)
+            entry.handler.curlDone(.finished(CURLE_FAILED_INIT))
+            return
+        }
+        let context = Context(handler: entry.handler, cancelFlag: entry.cancelFlag)
         let raw = Unmanaged.passUnretained(context).toOpaque()
         sp_curl_setopt_pointer(handle, CURLOPT_WRITEDATA, raw)
         sp_curl_setopt_data_callback(handle, CURLOPT_WRITEFUNCTION) { data, size, count, raw in
-            let context = Unmanaged<Context>.fromOpaque(raw!).takeUnretainedValue()
+            // No context: the handle was let go of (it is never called then; 0 ends it).
+            guard let raw else { return 0 }
+            let context = Unmanaged<Context>.fromOpaque(raw).takeUnretainedValue()
             // Cancelled: keep the bytes in libcurl until the cancel, next in the inbox, ends it.
             if context.cancelFlag.isSet.load(ordering: .acquiring) { return sp_curl_writefunc_pause }
             let bytes = size * count
@@ -221,13 +230,21 @@ final class CurlLoop: @unchecked Sendable {
         }
         sp_curl_setopt_pointer(handle, CURLOPT_HEADERDATA, raw)
         sp_curl_setopt_data_callback(handle, CURLOPT_HEADERFUNCTION) { data, size, count, raw in
-            let context = Unmanaged<Context>.fromOpaque(raw!).takeUnretainedValue()
+            guard let raw else { return 0 }
+            let context = Unmanaged<Context>.fromOpaque(raw).takeUnretainedValue()
             context.handler.curlHeader(UnsafeRawBufferPointer(start: data, count: size * count))
             return size * count
         }
+        guard curl_multi_add_handle(multi, handle) == CURLM_OK else {
+            // Not on the multi handle: no CURLMSG_DONE will ever come for it.
+            detach(handle)
+            withExtendedLifetime(context) {}
+            forget(id)
+            entry.handler.curlDone(.finished(CURLE_FAILED_INIT))
+            return
+        }
         active[id] = (entry, context)
         ids[handle] = id
-        curl_multi_add_handle(multi, handle)
     }
 
     /// Takes a transfer off the multi handle; its handle is its owner's again.
@@ -237,6 +254,13 @@ final class CurlLoop: @unchecked Sendable {
         curl_multi_remove_handle(multi, entry.easy.handle)
         forget(id)
         return entry
+    }
+
+    /// Points a handle's callbacks at no context, so that a handle used again (a reconnect
+    /// reuses none, but its owner may read it) never reaches a freed one.
+    private func detach(_ handle: UnsafeMutableRawPointer) {
+        sp_curl_setopt_pointer(handle, CURLOPT_WRITEDATA, nil)
+        sp_curl_setopt_pointer(handle, CURLOPT_HEADERDATA, nil)
     }
 
     /// Drops a transfer's cancel flag: its id will not be cancelled again.
