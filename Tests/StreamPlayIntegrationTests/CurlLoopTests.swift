@@ -142,6 +142,75 @@ struct CurlLoopTests {
         #expect(running.ends == [.cancelled])
     }
 
+    @Test("a waited-for request pauses at its buffer limit and resumes: every byte, in order")
+    func pauseAndResume() throws {
+        let name = "cbr-44k-stereo.mp3"
+        let loop = CurlLoop()
+        let request = CurlBlockingRequest(try Self.easy("\(try TestEnvironment.http())/\(name)"), loop: loop)
+        var received: [UInt8] = []
+        let outcome = request.perform(shouldStop: { false }) { bytes, status in
+            // The loop fills the buffer past its limit while this waits, and pauses.
+            if received.isEmpty { usleep(300_000) }
+            received.append(contentsOf: bytes)
+            return status == 200
+        }
+        #expect(outcome.code == CURLE_OK && outcome.interruption == nil)
+        #expect(request.pauses > 0, "the buffer never filled")
+        let file = try Data(contentsOf: URL(fileURLWithPath: "\(try TestEnvironment.media())/\(name)"))
+        #expect(received.count == file.count && received == [UInt8](file))
+    }
+
+    @Test("a refused body, a stop and a silent server each end a waited-for request as such")
+    func interruptions() throws {
+        let loop = CurlLoop()
+        let refused = CurlBlockingRequest(try Self.easy("\(try TestEnvironment.http())/cbr-44k-stereo.mp3"), loop: loop)
+            .perform(shouldStop: { false }) { _, _ in false }
+        #expect(refused.code == CURLE_ABORTED_BY_CALLBACK && refused.interruption == .refused)
+
+        let started = ContinuousClock.now
+        let stopped = CurlBlockingRequest(try Self.easy("\(try TestEnvironment.blackHole())/x"), loop: loop)
+            .perform(shouldStop: { ContinuousClock.now - started > .milliseconds(200) }) { _, _ in true }
+        #expect(stopped.code == CURLE_ABORTED_BY_CALLBACK && stopped.interruption == .stopped)
+
+        let stalled = CurlBlockingRequest(try Self.easy("\(try TestEnvironment.blackHole())/x"), loop: loop)
+            .perform(stallTimeout: 0.3, shouldStop: { false }) { _, _ in true }
+        #expect(stalled.code == CURLE_ABORTED_BY_CALLBACK && stalled.interruption == .stalled)
+        #expect(ContinuousClock.now - started < .seconds(3))
+    }
+
+    @Test("a transfer cancelled while paused ends as cancelled")
+    func cancelWhilePaused() async throws {
+        let loop = CurlLoop()
+        let handler = RecordingHandler { _ in .pause }
+        let easy = try Self.easy("\(try TestEnvironment.http())/cbr-44k-stereo.mp3")
+        let id = loop.add(easy, handler: handler)
+        try await Self.waitUntil { handler.dataCalls > 0 }
+        loop.cancel(id)
+        try await Self.waitUntil { !handler.ends.isEmpty }
+        #expect(handler.ends == [.cancelled])
+        withExtendedLifetime(easy) {}
+    }
+
+    @Test("a cancel racing with the transfer's end ends it once, either way")
+    func cancelRacingCompletion() async throws {
+        let loop = CurlLoop()
+        let base = try TestEnvironment.http()
+        var transfers: [(RecordingHandler, CurlEasy)] = []
+        for round in 0..<40 {
+            let handler = RecordingHandler { _ in .take }
+            let easy = try Self.easy("\(base)/random.bin")
+            let id = loop.add(easy, handler: handler)
+            usleep(UInt32(round % 8) * 250)
+            loop.cancel(id)
+            transfers.append((handler, easy))
+        }
+        try await Self.waitUntil { transfers.allSatisfy { !$0.0.ends.isEmpty } }
+        try await Task.sleep(for: .milliseconds(100))
+        for (handler, _) in transfers {
+            #expect(handler.ends == [.cancelled] || handler.ends == [.finished(CURLE_OK)], "\(handler.ends)")
+        }
+    }
+
     // MARK: Helpers
 
     static func easy(_ url: String) throws -> CurlEasy {

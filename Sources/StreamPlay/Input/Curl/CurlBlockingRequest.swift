@@ -38,6 +38,8 @@ final class CurlBlockingRequest: CurlTransferHandler, @unchecked Sendable {
         var buffered = 0
         var paused = false
         var end: CurlTransferEnd?
+        /// How many times the loop paused the transfer, for the tests.
+        var pauses = 0
     }
 
     /// The request's handle: the loop thread's while the request runs, the caller's before and
@@ -106,12 +108,16 @@ final class CurlBlockingRequest: CurlTransferHandler, @unchecked Sendable {
         }
     }
 
+    /// How many times the transfer paused for a full buffer so far. Any thread; for the tests.
+    var pauses: Int { state.withEngineLock { $0.pauses } }
+
     func curlData(_ bytes: UnsafeRawBufferPointer) -> CurlDataAnswer {
         // Loop thread: the handle is the loop's now.
         let status = easy.responseCode
         let answer = state.withEngineLock { state -> CurlDataAnswer in
             if state.buffered > 0 && state.buffered + bytes.count > Self.bufferLimit {
                 state.paused = true
+                state.pauses += 1
                 return .pause
             }
             state.chunks.append((status, [UInt8](bytes)))
