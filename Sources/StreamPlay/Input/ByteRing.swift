@@ -6,6 +6,15 @@ import Synchronization
 /// owns one counter and only reads the other's. Memory is allocated once, so it never grows
 /// with the length of a track.
 ///
+/// The producer is one thread at a time, not always the same one: an HTTP input's transfer
+/// writes from the `CurlLoop`'s thread, and the input's own thread begins generations and
+/// waits for room between transfers. Their calls never overlap: the input thread touches the
+/// producer side only while no transfer of its own is on the loop (it waits for the transfer's
+/// end, which the loop publishes under a lock after its last write, before it begins a
+/// generation; it adds the next transfer through the loop's locked inbox after). While a
+/// transfer is paused, the input thread calls ``announceProducerWaiting(for:)`` and reads
+/// ``freeSpace``, which store only `producerNeeds` and read the counters.
+///
 /// A restart of the input (a seek by Range request) must not let bytes of the old request reach
 /// the decoder. The producer marks where the new request's bytes begin with `beginGeneration(_:)`;
 /// the consumer skips everything before that mark, and skips all bytes of older generations.

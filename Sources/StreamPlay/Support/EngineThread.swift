@@ -7,9 +7,11 @@ import Glibc
 /// real time (input, decoder, curl loop, a listener's accept, the terminal's key reader).
 ///
 /// Swift's cooperative pool must never block; these threads may. Engine threads (made with
-/// ``init(name:body:)``) are joined by their owner, and their names start with `sp-` so that
-/// tools (and the tests) can find them in `/proc/self/task/*/comm`; ``detached(name:body:)``
-/// starts one that nobody waits for.
+/// ``init(name:body:)``) have names that start with `sp-`, so that tools (and the tests) can
+/// find them in `/proc/self/task/*/comm`. Most are joined by their owner (an input's thread by
+/// its `stop()`); a thread that ends by itself may instead drop its `EngineThread` on its way
+/// out, which detaches it: `CurlLoop`'s thread does, once it has been idle, since no owner
+/// waits for it. ``detached(name:body:)`` starts one that nobody waits for from the outset.
 package final class EngineThread: @unchecked Sendable {
     private var thread = pthread_t()
     private let name: String

@@ -32,11 +32,17 @@ final class CurlBlockingRequest: CurlTransferHandler, @unchecked Sendable {
     /// Body bytes buffered beyond which the transfer pauses until the caller catches up.
     static let bufferLimit = 256 * 1024
 
+    /// What the loop thread hands the caller's thread, under `state`'s lock: the loop appends
+    /// and ends, the caller empties.
     private struct State {
         /// Body chunks not yet taken, each with the response status it came under.
         var chunks: [(status: Int, bytes: [UInt8])] = []
+        /// Bytes in `chunks`, against ``bufferLimit``.
         var buffered = 0
+        /// Set when the loop paused the transfer for lack of room; the caller resumes it once
+        /// it has emptied `chunks`.
         var paused = false
+        /// Set by ``curlDone(_:)``: the loop has let go of the handle.
         var end: CurlTransferEnd?
         /// How many times the loop paused the transfer, for the tests.
         var pauses = 0

@@ -59,7 +59,8 @@ final class CurlLoop: @unchecked Sendable {
         var threadsStarted = 0
     }
 
-    /// The context libcurl's callbacks get: a transfer's handler, kept alive by `active`.
+    /// The context libcurl's callbacks get: a transfer's handler, kept alive by `active` until
+    /// its handle is off the multi handle and no longer points here.
     private final class Context {
         let handler: any CurlTransferHandler
         let cancelFlag: CancelFlag
@@ -249,9 +250,13 @@ final class CurlLoop: @unchecked Sendable {
 
     /// Takes a transfer off the multi handle; its handle is its owner's again.
     private func remove(_ id: Int) -> Entry? {
-        guard let (entry, _) = active.removeValue(forKey: id) else { return nil }
+        guard let (entry, context) = active.removeValue(forKey: id) else { return nil }
         ids[entry.easy.handle] = nil
         curl_multi_remove_handle(multi, entry.easy.handle)
+        detach(entry.easy.handle)
+        // The context is freed only now: until the handle was off the multi handle and pointed
+        // nowhere, libcurl could still have called back with it.
+        withExtendedLifetime(context) {}
         forget(id)
         return entry
     }

@@ -4,10 +4,12 @@ import CCurl
 /// request of the engine goes through (progressive input, HLS playlists, keys and segments,
 /// the tag reader, the API client).
 ///
-/// Every method is called on the loop thread, inside libcurl's callbacks, so each must return
-/// quickly and never block: other transfers (an input feeding the audio) wait meanwhile. A
-/// handler that needs its bytes on another thread copies them, or pauses the transfer and has
-/// it resumed with ``CurlLoop/resume(_:)`` once it can take them.
+/// Every method is called on the loop thread (headers and body inside libcurl's callbacks,
+/// ``curlDone(_:)`` from the loop itself once the handle is off the multi handle), so each
+/// must return quickly and never block nor call code it does not control: other transfers (an
+/// input feeding the audio) wait meanwhile. A handler that needs its bytes on another thread
+/// copies them, or pauses the transfer and has it resumed with ``CurlLoop/resume(_:)`` once it
+/// can take them.
 protocol CurlTransferHandler: AnyObject, Sendable {
     /// One header line of a response (redirects and interim responses included), as libcurl
     /// hands it: with its line end.
