@@ -117,6 +117,8 @@ final class CurlInputSource: InputSource, @unchecked Sendable {
                 }
                 next.onMetadata = onMetadata
                 next.isReconnect = request.isReconnect
+                // Every command after this point is for the input thread to carry out first.
+                next.commandWaiting = { [control, seenCommands] in control.hasCommands(since: seenCommands) }
                 curl_multi_add_handle(multi, next.handle)
                 transfer = next
                 lastProgress = .now

@@ -39,6 +39,11 @@ final class CurlTransfer {
     /// Set by the source for a reconnect after a drop.
     var isReconnect = false
     var onFirstBody: ((CurlTransfer) -> Void)?
+    /// Whether a command (a restart or a stop) waits for the input thread. The write callback
+    /// then pauses the transfer, so that `curl_multi_perform` returns at once rather than read
+    /// on (up to libcurl's hundred buffers in one call) a response about to be dropped: a
+    /// bisection seek restarts the input at every step, and each step waited for that before.
+    var commandWaiting: () -> Bool = { false }
 
     /// ICY metadata found in the stream, handed over on the input thread.
     var onMetadata: ((StreamMetadata) -> Void)?
@@ -132,6 +137,11 @@ final class CurlTransfer {
     }
 
     private func receiveBody(_ bytes: UnsafeRawBufferPointer) -> Int {
+        if commandWaiting() {
+            // Nothing of these bytes is taken: curl hands them again if the transfer goes on.
+            pausedChunk = max(bytes.count, 1)
+            return sp_curl_writefunc_pause
+        }
         if !sawBody {
             sawBody = true
             statusCode = responseCode
