@@ -117,14 +117,16 @@ final class CurlInputSource: InputSource, @unchecked Sendable {
                 }
                 next.onMetadata = onMetadata
                 next.isReconnect = request.isReconnect
-                // Every command after this point is for the input thread to carry out first.
-                next.commandWaiting = { [control, seenCommands] in control.hasCommands(since: seenCommands) }
+                // A command after the version seen is for the input thread to carry out first.
+                next.control = control
                 curl_multi_add_handle(multi, next.handle)
                 transfer = next
                 lastProgress = .now
                 lastDelivered = 0
             }
 
+            // Before resuming or performing: a version taken this turn no longer holds it paused.
+            transfer?.commandsSeen = seenCommands
             if let current = transfer, current.resumeIfSpace() {
                 lastProgress = .now
             }

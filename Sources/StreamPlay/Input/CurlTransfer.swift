@@ -43,7 +43,12 @@ final class CurlTransfer {
     /// then pauses the transfer, so that `curl_multi_perform` returns at once rather than read
     /// on (up to libcurl's hundred buffers in one call) a response about to be dropped: a
     /// bisection seek restarts the input at every step, and each step waited for that before.
-    var commandWaiting: () -> Bool = { false }
+    /// Nil: never (set by the source).
+    var control: InputControl?
+    /// The command version the input thread saw last (``InputControl/takeCommands(since:)``),
+    /// kept up to date by the source on every turn: a version it has taken, even one that
+    /// carried no command it acts on, must not keep the transfer paused.
+    var commandsSeen = 0
 
     /// ICY metadata found in the stream, handed over on the input thread.
     var onMetadata: ((StreamMetadata) -> Void)?
@@ -137,7 +142,7 @@ final class CurlTransfer {
     }
 
     private func receiveBody(_ bytes: UnsafeRawBufferPointer) -> Int {
-        if commandWaiting() {
+        if let control, control.hasCommands(since: commandsSeen) {
             // Nothing of these bytes is taken: curl hands them again if the transfer goes on.
             pausedChunk = max(bytes.count, 1)
             return sp_curl_writefunc_pause
