@@ -172,6 +172,8 @@ if withBenchmarks {
             name: "StreamPlayBenchmarks",
             dependencies: [
                 "StreamPlay",
+                // FFmpegDecodeFloor calls FFmpeg directly, for the floor of the AAC figure.
+                "CFFmpeg",
                 .product(name: "Benchmark", package: "benchmark"),
             ],
             path: "Benchmarks/StreamPlayBenchmarks",

@@ -49,6 +49,15 @@ done
 
 bash scripts/install-deps.sh --peers
 
+# GStreamer's command for seek trials (gst-launch has no start option), built each run: it is
+# one small file, and a stale binary could outlive a change to it.
+tools="$root/.build-bench-tools"
+mkdir -p "$tools"
+# shellcheck disable=SC2046  # pkg-config's flags are separate words
+gcc -O2 -Wall -Werror -o "$tools/gst-play-from" Benchmarks/Peers/gst-play-from.c \
+  $(pkg-config --cflags --libs gstreamer-1.0)
+export PATH="$tools:$PATH"
+
 # After the install, so that every tool is there to ask. Each in $(...): a version that cannot
 # be read (or a SIGPIPE from head) must not end the run.
 echo "bench.sh: tools:"

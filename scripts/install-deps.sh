@@ -4,8 +4,9 @@
 # --peers also installs the players the benchmark (scripts/bench.sh) compares StreamPlay with:
 # mpv, and GStreamer's gst-launch-1.0 with the elements its playbin needs for an MP3 over HTTP
 # into PulseAudio (souphttpsrc, mpegaudioparse, mpg123audiodec, pulsesink), and for the format
-# scenario AAC (avdec_aac) and HLS (hlsdemux). ffplay and mpg123 come with the base packages
-# (ffmpeg, mpg123).
+# scenario AAC (avdec_aac) and HLS (hlsdemux), and gcc with GStreamer's headers for
+# Benchmarks/Peers/gst-play-from.c (GStreamer's seek trials). ffplay and mpg123 come with the
+# base packages (ffmpeg, mpg123).
 # Idempotent: when every package is already installed it does nothing (no apt at all).
 set -euo pipefail
 
@@ -50,6 +51,7 @@ PEER_PACKAGES=(
   gstreamer1.0-libav              # avdec_aac: AAC (M4A, HLS) for the format scenario
   gstreamer1.0-plugins-bad        # hlsdemux: HLS for the format scenario (playbin, not playbin3)
   time                            # GNU time: peak memory of a short-lived command (its maxrss)
+  libgstreamer1.0-dev gcc         # Benchmarks/Peers/gst-play-from.c: GStreamer's seek trials
 )
 if [[ $peers -eq 1 ]]; then
   PACKAGES+=("${PEER_PACKAGES[@]}")

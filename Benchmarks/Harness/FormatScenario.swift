@@ -68,7 +68,7 @@ enum FormatScenario: Scenario {
             Target("\(format.title): seek", metric: "seek", subject: .library, bestPeerLimit: 0.5),
         ]
         let served = format.isHLS ? "\(format.long) (and its segments)" : format.long
-        var method = "\(format.title): \(served) and \(format.seek), \(Int(seconds)) s each, from nginx on 127.0.0.1; the signal of long.mp3, and in the second the silence of seek.mp3 up to \(Int(seekTo)) s. First audio as in scenario 1, playing the first, one player at a time. Seek as in scenario 2, to \(Int(seekTo)) s of the second, with a timeout of \(Int(seekTimeout)) s (none of these players needs more on loopback; a failure is counted as such). \(SeekLatency.method(target: seekTo)) gst-launch has no start option and is not in the seek column."
+        var method = "\(format.title): \(served) and \(format.seek), \(Int(seconds)) s each, from nginx on 127.0.0.1; the signal of long.mp3, and in the second the silence of seek.mp3 up to \(Int(seekTo)) s. First audio as in scenario 1, playing the first, one player at a time. Seek as in scenario 2, to \(Int(seekTo)) s of the second, with a timeout of \(Int(seekTimeout)) s (none of these players needs more on loopback; a failure is counted as such). \(SeekLatency.method(target: seekTo)) GStreamer seeks through gst-play-from (gst-launch has no start option): playbin prerolled, one flushing accurate seek, then played."
         if format.measuresCPU {
             metrics += [
                 Metric(key: "steady", title: "Steady CPU", unit: "ms/s", lowerIsBetter: true),

@@ -11,7 +11,7 @@ enum SeekLatency: Scenario {
         let target = try context.manifest.file(file).seekTo ?? 0
         let result = ScenarioResult(
             key: key, title: "2. Seek latency",
-            method: "\(file) is silent up to \(Int(target)) s and sound after. \(method(target: target)) \"Range\" is whether the access log shows a Range request from past byte 0. gst-launch has no start option and is not measured.",
+            method: "\(file) is silent up to \(Int(target)) s and sound after. \(method(target: target)) \"Range\" is whether the access log shows a Range request from past byte 0. gst-launch has no start option: GStreamer's row is Benchmarks/Peers/gst-play-from, playbin prerolled, then one flushing accurate seek, then played.",
             metrics: [
                 Metric(key: "seek", title: "Seek to sound", unit: "ms", lowerIsBetter: true),
                 Metric(key: "range", title: "Range request", unit: "yes/no", lowerIsBetter: nil),
@@ -29,12 +29,12 @@ enum SeekLatency: Scenario {
 
     /// How the seek is timed, for the scenarios' method text (a sentence of its own).
     static func method(target: Double) -> String {
-        "The library plays it, and once playing is told `seek(to: \(Int(target)))`: from that call to the first sound. The commands are started with that offset (`--start`, `-k`, `--start=`, `-ss`): from the spawn to the first sound, so their figure includes their start-up (scenario 0 and 1 show how much)."
+        "The library plays it, and once playing is told `seek(to: \(Int(target)))`: from that call to the first sound. The commands are started with that offset (`--start`, `-k`, `--start=`, `-ss`, and GStreamer's playbin through gst-play-from): from the spawn to the first sound, so their figure includes their start-up (scenario 0 and 1 show how much)."
     }
 
     /// One trial: `subject` plays `file` (a path under the media directory, silent up to
     /// `target`) from nginx on `sink`, from `target` on. Nil when the subject cannot start at
-    /// an offset (gst-launch); `seconds` is nil when no sound came within `timeout` seconds.
+    /// an offset (GStreamer without gst-play-from); `seconds` is nil when no sound came within `timeout` seconds.
     /// `usedRange`: a request of the trial asked for a Range past byte 0.
     static func measure(_ subject: Subject, file: String, to target: Double, on sink: BenchSink,
                         context: BenchContext, timeout: Double = 15) -> (seconds: Double?, usedRange: Bool)? {

@@ -59,12 +59,20 @@ enum Subject: String, CaseIterable, Codable, Sendable {
             return ["ffplay", "-nodisp", "-autoexit", "-loglevel", "quiet"]
                 + (offset > 0 ? ["-ss", String(offset)] : []) + ["-i", url]
         case .gstreamer:
-            // gst-launch has no start offset: seeks are not measured for it.
-            guard offset == 0 else { return nil }
+            // gst-launch has no start offset. Benchmarks/Peers/gst-play-from does what a GStreamer
+            // application does instead (preroll, one flushing accurate seek, play); scripts/bench.sh
+            // builds it and puts it on PATH. Without it, seeks are not measured for GStreamer.
+            guard offset == 0 else {
+                return Self.onPath(Self.gstreamerFromOffset) ? [Self.gstreamerFromOffset, url, String(offset)] : nil
+            }
             return ["gst-launch-1.0", "-q", "playbin", "uri=\(url)", "audio-sink=pulsesink",
                     "video-sink=fakesink"]
         }
     }
+
+    /// GStreamer's command for a start offset (Benchmarks/Peers/gst-play-from.c): playbin into
+    /// pulsesink, as gst-launch's, from the offset on.
+    static let gstreamerFromOffset = "gst-play-from"
 
     /// What the command needs in its environment to play on `sink`.
     func environment(sink: String) -> [String: String] {

@@ -10,6 +10,13 @@ enum FakeOAuth {
         HTTPResponse(status: 503, headers: [:], body: Array("the fake behind this transport was released".utf8), url: request.url)
     }
 
+    /// What a fake's API made of the token a request carries: the grant it stands for, or the
+    /// answer that refuses the request.
+    enum Authorization {
+        case granted(FakeTokenAuthority.Grant)
+        case refused(HTTPResponse)
+    }
+
     /// How a token request named its client.
     struct ClientCredentials: Sendable {
         var id: String?

@@ -7,25 +7,15 @@ extension FakeSoundCloud {
     private static let errorLink = "https://developers.soundcloud.com/docs/api/explorer/open-api"
 
     func installRoutes() {
-        transport.route(.post, host: Self.authHost, path: "/oauth/token") { [weak self] request in
-            guard let self else { return FakeOAuth.gone(request) }
-            return self.tokenEndpoint(request)
-        }
-        transport.route(.post, host: Self.authHost, path: "/sign-out") { [weak self] request in
-            guard let self else { return FakeOAuth.gone(request) }
-            return self.signOut(request)
-        }
-        transport.route(host: Self.apiHost, pathPrefix: "/") { [weak self] request in
-            guard let self else { return FakeOAuth.gone(request) }
-            switch authorize(request) {
+        route(.post, host: Self.authHost, path: "/oauth/token") { fake, request in fake.tokenEndpoint(request) }
+        route(.post, host: Self.authHost, path: "/sign-out") { fake, request in fake.signOut(request) }
+        route(host: Self.apiHost, pathPrefix: "/") { fake, request in
+            switch fake.checkToken(request) {
             case .refused(let response): return response
-            case .granted(let grant): return api(request, grant: grant)
+            case .granted(let grant): return fake.api(request, grant: grant)
             }
         }
-        transport.route(host: Self.cdnHost, pathPrefix: "/") { [weak self] request in
-            guard let self else { return FakeOAuth.gone(request) }
-            return self.cdn(request)
-        }
+        route(host: Self.cdnHost, pathPrefix: "/") { fake, request in fake.cdn(request) }
     }
 
     // MARK: Tokens
@@ -46,12 +36,12 @@ extension FakeSoundCloud {
                 guard let code = fields["code"], fields["redirect_uri"] != nil, fields["code_verifier"] != nil else {
                     return FakeOAuth.error("invalid_request", "code, redirect_uri and code_verifier are required", for: request)
                 }
-                grant = try tokens.redeem(code: code, redirectURI: fields["redirect_uri"], verifier: fields["code_verifier"])
+                grant = try tokenAuthority.redeem(code: code, redirectURI: fields["redirect_uri"], verifier: fields["code_verifier"])
             case "refresh_token":
                 guard let refresh = fields["refresh_token"] else {
                     return FakeOAuth.error("invalid_request", "refresh_token is required", for: request)
                 }
-                grant = try tokens.useRefreshToken(refresh, rotates: true)
+                grant = try tokenAuthority.useRefreshToken(refresh, rotates: true)
             default:
                 grant = FakeTokenAuthority.Grant(user: nil, scope: "")
             }
@@ -59,7 +49,7 @@ extension FakeSoundCloud {
             return FakeOAuth.error(error.error, error.description, for: request)
         }
         // SoundCloud answers a refresh token to every grant, client credentials included.
-        let issued = tokens.issue(grant, grantType: grantType, withRefreshToken: true)
+        let issued = tokenAuthority.issue(grant, grantType: grantType, withRefreshToken: true)
         return FakeOAuth.token(access: issued.access, refresh: issued.refresh, expiresIn: Self.tokenLifetime,
                                tokenType: "bearer", scope: grant.scope, for: request)
     }
@@ -68,23 +58,18 @@ extension FakeSoundCloud {
         guard let json = try? JSON(parsing: request.bodyBytes), let token = json["access_token"]?.string else {
             return FakeOAuth.error("invalid_request", "access_token is required", for: request)
         }
-        tokens.revoke(accessToken: token)
+        tokenAuthority.revoke(accessToken: token)
         return .json([:], for: request)
     }
 
     // MARK: API
 
-    private enum Authorization {
-        case granted(FakeTokenAuthority.Grant)
-        case refused(HTTPResponse)
-    }
-
-    private func authorize(_ request: RecordedRequest) -> Authorization {
+    private func checkToken(_ request: RecordedRequest) -> FakeOAuth.Authorization {
         guard request.authorizationScheme == "OAuth" else {
             let message = request.authorizationScheme == nil ? "" : "Authorization scheme must be OAuth (OAuth ACCESS_TOKEN)"
             return .refused(Self.error(401, message, for: request))
         }
-        guard case .valid(let grant) = tokens.check(request.authorizationCredentials) else {
+        guard case .valid(let grant) = tokenAuthority.check(request.authorizationCredentials) else {
             return .refused(Self.error(401, "", for: request))
         }
         return .granted(grant)

@@ -15,9 +15,11 @@ import Synchronization
 /// ```
 ///
 /// - Tokens: `POST /oauth/token` with client credentials (HTTP Basic or body fields),
-///   authorization code (PKCE S256 checked; get a code with ``authorize(_:user:)``), refresh
+///   authorization code (PKCE S256 checked; get a code with
+///   ``FakeOAuthService/authorize(_:user:)``), refresh
 ///   (single-use refresh tokens: rotation). `POST /sign-out` ends an access token.
-/// - API (every call needs `Authorization: OAuth TOKEN`, else 401 with SoundCloud's error body):
+/// - API (every call needs `Authorization: OAuth TOKEN`, else 401 with SoundCloud's error body;
+///   an expired token, see ``FakeOAuthService/expireAccessTokens()``, is answered the same):
 ///   `GET /resolve?url=` (302 to the resource, body `{status, location}`), `GET /tracks/{urn}`
 ///   (URN or numeric id), `GET /tracks/{urn}/streams` (`hls_aac_160_url`, `hls_mp3_128_url`,
 ///   `http_mp3_128_url`, `preview_mp3_128_url`: API URLs), `GET /tracks/{urn}/streams/{name}`
@@ -29,7 +31,7 @@ import Synchronization
 /// The fixtures are the stand-ins': track 1001 "Full Track" (every rendition), 1002 "AAC Only"
 /// (`hls_aac_160_url` only), 1003 "Preview Only" (`access: preview`), by the user 100002
 /// `stub-artist`; add more with ``add(_:)``.
-public final class FakeSoundCloud: Sendable {
+public final class FakeSoundCloud: FakeOAuthService {
     /// A track the fake serves.
     public struct Track: Sendable, Equatable {
         /// The numeric id (the URN is `soundcloud:tracks:ID`).
@@ -74,6 +76,8 @@ public final class FakeSoundCloud: Sendable {
         public var urn: String { "soundcloud:tracks:\(id)" }
     }
 
+    /// SoundCloud.
+    public static let service = StreamingService.soundcloud
     /// The client id the fake accepts.
     public static let clientID = "sc-test-client"
     /// The client secret the fake accepts.
@@ -97,7 +101,8 @@ public final class FakeSoundCloud: Sendable {
 
     /// The transport the fake answers on.
     public let transport: InMemoryHTTPTransport
-    let tokens = FakeTokenAuthority(prefix: "sc")
+    /// The fake's codes and tokens.
+    public let tokenAuthority = FakeTokenAuthority(prefix: "sc")
     private let state: Mutex<State>
 
     struct State: Sendable {
@@ -118,16 +123,6 @@ public final class FakeSoundCloud: Sendable {
         installRoutes()
     }
 
-    /// The service settings of a client of this fake: its credentials, SoundCloud's public URLs
-    /// and a loopback redirect URI.
-    public var configuration: ServiceConfiguration {
-        var settings = ServiceConfiguration.defaults(for: .soundcloud)
-        settings.clientID = Self.clientID
-        settings.clientSecret = Self.clientSecret
-        settings.redirectURI = "http://127.0.0.1:8765/callback"
-        return settings
-    }
-
     /// Whether track and user objects carry the deprecated numeric `id` (and `user_id`) besides
     /// `urn`. False by default: the objects are the shape today's OpenAPI lists (urn only), as
     /// the stand-in servers answer by default; true answers the older shape with both.
@@ -146,29 +141,6 @@ public final class FakeSoundCloud: Sendable {
         state.withEngineLock { $0.tracks[id] }
     }
 
-    /// The user approves `request`: the redirect URL the browser would be sent to, with a code
-    /// bound to the request's redirect URI and PKCE challenge. Pass it to
-    /// `OAuth2Client.completeAuthorization(_:redirect:)`.
-    public func authorize(_ request: AuthorizationRequest, user: String = FakeSoundCloud.defaultUser) -> String {
-        FakeOAuth.approve(request.url, user: user, authority: tokens)
-    }
-
-    /// How many tokens the token endpoint issued for `grantType` (`client_credentials`,
-    /// `authorization_code`, `refresh_token`).
-    public func tokensIssued(grantType: String) -> Int {
-        tokens.grantCount(grantType)
-    }
-
-    /// Every access token issued so far is answered 401 from now on, as an expired one is.
-    public func expireAccessTokens() {
-        tokens.expireAccessTokens()
-    }
-
-    /// Every refresh token issued so far is refused (`invalid_grant`) from now on.
-    public func revokeRefreshTokens() {
-        tokens.revokeRefreshTokens()
-    }
-
     /// Answers the next `count` API requests whose path starts with `pathPrefix` with 429,
     /// `Retry-After: retryAfter` and SoundCloud's rate-limit body (whose `reset_time` is as far
     /// off).
@@ -180,8 +152,7 @@ public final class FakeSoundCloud: Sendable {
             "errors": [["meta": ["rate_limit": ["group": "plays", "max_nr_of_requests": 15000, "time_window": "PT24H"],
                                  "remaining_requests": 0, "reset_time": .string(Self.timestamp(reset))]]],
         ]
-        transport.failNext(count, status: 429, retryAfter: retryAfter, host: Self.apiHost, pathPrefix: pathPrefix,
-                           body: body.encoded())
+        failAPIRequests(count, status: 429, retryAfter: retryAfter, pathPrefix: pathPrefix, body: body)
     }
 
     /// A fresh signed CDN URL for a rendition of a track (under `/preview/` for a snippet).

@@ -46,7 +46,7 @@ extension FakeSpark {
     /// The user approves an OpenID Connect `request`: the redirect URL the browser would be
     /// sent to, with a code bound to the request's redirect URI and nonce.
     public func authorize(_ request: SparkOpenIDConnectRequest, user: String = FakeSpark.defaultUser) -> String {
-        let redirect = FakeOAuth.approve(request.url, user: user, authority: tokens, bindsChallenge: false)
+        let redirect = FakeOAuth.approve(request.url, user: user, authority: tokenAuthority, bindsChallenge: false)
         if let code = URLParts(redirect)?.query.first(where: { $0.name == "code" })?.value {
             openID.withEngineLock { $0.nonces[code] = request.nonce }
         }
@@ -76,14 +76,8 @@ extension FakeSpark {
         transport.route(.get, host: Self.authHost, path: "/openid/jwks.json") { request in
             .json(["keys": [Self.jwk(Self.signingKey.publicKey, id: Self.keyID)]], for: request)
         }
-        transport.route(.post, host: Self.authHost, path: "/openid/token") { [weak self] request in
-            guard let self else { return FakeOAuth.gone(request) }
-            return openIDToken(request)
-        }
-        transport.route(.post, host: Self.authHost, path: "/openid/revoke") { [weak self] request in
-            guard let self else { return FakeOAuth.gone(request) }
-            return revoke(request)
-        }
+        route(.post, host: Self.authHost, path: "/openid/token") { fake, request in fake.openIDToken(request) }
+        route(.post, host: Self.authHost, path: "/openid/revoke") { fake, request in fake.revoke(request) }
     }
 
     // MARK: Endpoints
@@ -104,17 +98,17 @@ extension FakeSpark {
             switch grantType {
             case "authorization_code":
                 let code = fields["code"] ?? ""
-                grant = try tokens.redeem(code: code, redirectURI: fields["redirect_uri"], verifier: nil)
+                grant = try tokenAuthority.redeem(code: code, redirectURI: fields["redirect_uri"], verifier: nil)
                 nonce = openID.withEngineLock { $0.nonces.removeValue(forKey: code) }
             case "refresh_token":
-                grant = try tokens.useRefreshToken(fields["refresh_token"] ?? "", rotates: true)
+                grant = try tokenAuthority.useRefreshToken(fields["refresh_token"] ?? "", rotates: true)
             default:
                 return FakeOAuth.error("unsupported_grant_type", "grant_type must be authorization_code or refresh_token", for: request)
             }
         } catch {
             return FakeOAuth.error(error.error, error.description, for: request)
         }
-        let issued = tokens.issue(grant, grantType: grantType, withRefreshToken: true)
+        let issued = tokenAuthority.issue(grant, grantType: grantType, withRefreshToken: true)
         var object: [String: JSON] = ["access_token": .string(issued.access), "token_type": "Bearer",
                                       "expires_in": FakeOAuth.number(Self.tokenLifetime)]
         if let refresh = issued.refresh { object["refresh_token"] = .string(refresh) }
@@ -133,8 +127,8 @@ extension FakeSpark {
             return FakeOAuth.error("temporarily_unavailable", "revocation failed", status: status, for: request)
         }
         guard let token = fields["token"] else { return FakeOAuth.error("invalid_request", "token is required", for: request) }
-        tokens.revoke(accessToken: token)
-        _ = try? tokens.useRefreshToken(token, rotates: true)  // a refresh token is dead once used
+        tokenAuthority.revoke(accessToken: token)
+        _ = try? tokenAuthority.useRefreshToken(token, rotates: true)  // a refresh token is dead once used
         openID.withEngineLock { $0.revoked.append(fields["token_type_hint"] ?? "") }
         return HTTPResponse(status: 200, headers: [:], body: [], url: request.url)
     }

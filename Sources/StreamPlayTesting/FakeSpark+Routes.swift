@@ -3,15 +3,14 @@ import StreamPlayServices
 
 extension FakeSpark {
     func installRoutes() {
-        transport.route(host: Self.apiHost, pathPrefix: "/") { [weak self] request in
-            guard let self else { return FakeOAuth.gone(request) }
+        route(host: Self.apiHost, pathPrefix: "/") { fake, request in
             guard request.headers["X-SparkApi-User-Agent"] != nil else {
                 return Self.failure(400, 1016, "The X-SparkApi-User-Agent request header is required.", for: request)
             }
-            if request.path == "/v1/oauth2/grant" { return grant(request) }
-            switch tokens.check(request.authorizationScheme == "OAuth" || request.authorizationScheme == "Bearer"
+            if request.path == "/v1/oauth2/grant" { return fake.grant(request) }
+            switch fake.tokenAuthority.check(request.authorizationScheme == "OAuth" || request.authorizationScheme == "Bearer"
                 ? request.authorizationCredentials : nil) {
-            case .valid(let grant): return api(request, user: grant.user ?? Self.defaultUser)
+            case .valid(let grant): return fake.api(request, user: grant.user ?? Self.defaultUser)
             case .expired: return Self.failure(401, 1020, "Session token has expired", for: request)
             case .unknown: return Self.failure(401, 1000, "Invalid API key and/or request signed improperly", for: request)
             }
@@ -38,19 +37,19 @@ extension FakeSpark {
             switch grantType {
             case "authorization_code":
                 guard let code = body["code"]?.string else { return FakeOAuth.error("invalid_request", "code is required", for: request) }
-                grant = try tokens.redeem(code: code, redirectURI: redirectURI, verifier: nil)
+                grant = try tokenAuthority.redeem(code: code, redirectURI: redirectURI, verifier: nil)
             case "refresh_token":
                 guard let refresh = body["refresh_token"]?.string else {
                     return FakeOAuth.error("invalid_request", "refresh_token is required", for: request)
                 }
-                grant = try tokens.useRefreshToken(refresh, rotates: true)
+                grant = try tokenAuthority.useRefreshToken(refresh, rotates: true)
             default:
                 return FakeOAuth.error("unsupported_grant_type", "grant_type must be authorization_code or refresh_token", for: request)
             }
         } catch {
             return FakeOAuth.error(error.error, error.description, for: request)
         }
-        let issued = tokens.issue(grant, grantType: grantType, withRefreshToken: true)
+        let issued = tokenAuthority.issue(grant, grantType: grantType, withRefreshToken: true)
         return FakeOAuth.token(access: issued.access, refresh: issued.refresh, expiresIn: Self.tokenLifetime,
                                tokenType: "Bearer", scope: nil, for: request)
     }

@@ -17,12 +17,15 @@ import Synchronization
 ///
 /// - Every request needs `X-SparkApi-User-Agent` (else 400, code 1016).
 /// - `POST /v1/oauth2/grant`, a JSON body with the client id and secret: authorization code
-///   (get one with ``authorize(_:user:)-(AuthorizationRequest,_)``) and refresh (single-use refresh tokens: rotation).
+///   (get one with ``FakeOAuthService/authorize(_:user:)``) and refresh (single-use refresh tokens: rotation).
 /// - API calls carry `Authorization: OAuth TOKEN` (Bearer is accepted too); an unknown token is
-///   401 code 1000, an expired one 401 code 1020 (renew the session, then replay).
+///   401 code 1000, an expired one (see ``FakeOAuthService/expireAccessTokens()``) 401 code
+///   1020 (renew the session, then replay).
 /// - `GET /v1/my/account`; `GET /v1/contacts`; `POST /v1/contacts` (`{"D": {attributes}}` or
 ///   `{"D": {"Contacts": [...]}}`, `DisplayName` and `PrimaryEmail` required: 201).
-public final class FakeSpark: Sendable {
+public final class FakeSpark: FakeOAuthService {
+    /// The Spark platform.
+    public static let service = StreamingService.spark
     /// The client id the fake accepts.
     public static let clientID = "spark-test-client"
     /// The client secret the fake accepts.
@@ -33,10 +36,14 @@ public final class FakeSpark: Sendable {
     public static let defaultUser = "streamplay-tester"
     /// `expires_in` of the tokens (Spark's sessions last a day).
     public static let tokenLifetime = 86400
+    /// False: Spark's plain OAuth 2 sign-in has no PKCE, so its codes are bound to the redirect
+    /// URI only.
+    public static let bindsPKCEChallenge = false
 
     /// The transport the fake answers on.
     public let transport: InMemoryHTTPTransport
-    let tokens = FakeTokenAuthority(prefix: "spark")
+    /// The fake's codes and tokens (the OpenID Connect provider's too: its tokens are the API's).
+    public let tokenAuthority = FakeTokenAuthority(prefix: "spark")
     let contacts: Mutex<[JSON]>
     /// The OpenID Connect provider's nonces, faults and revocations.
     let openID = Mutex(OpenIDState())
@@ -52,44 +59,12 @@ public final class FakeSpark: Sendable {
         installOpenIDRoutes()
     }
 
-    /// The service settings of a client of this fake: its credentials, Spark's public URLs and
-    /// a loopback redirect URI.
-    public var configuration: ServiceConfiguration {
-        var settings = ServiceConfiguration.defaults(for: .spark)
-        settings.clientID = Self.clientID
-        settings.clientSecret = Self.clientSecret
-        settings.redirectURI = "http://127.0.0.1:8765/callback"
-        return settings
-    }
-
-    /// The user approves a plain OAuth 2 `request`: the redirect URL the browser would be sent
-    /// to, with a code bound to the request's redirect URI (Spark has no PKCE).
-    public func authorize(_ request: AuthorizationRequest, user: String = FakeSpark.defaultUser) -> String {
-        FakeOAuth.approve(request.url, user: user, authority: tokens, bindsChallenge: false)
-    }
-
-    /// How many tokens the grant endpoint issued for `grantType`.
-    public func tokensIssued(grantType: String) -> Int {
-        tokens.grantCount(grantType)
-    }
-
-    /// Every access token issued so far is answered 401 with code 1020 (session expired) from
-    /// now on.
-    public func expireAccessTokens() {
-        tokens.expireAccessTokens()
-    }
-
-    /// Every refresh token issued so far is refused (`invalid_grant`) from now on.
-    public func revokeRefreshTokens() {
-        tokens.revokeRefreshTokens()
-    }
-
     /// Answers the next `count` API requests whose path starts with `pathPrefix` with `status`
     /// and Spark's failed envelope carrying `code` (1550 "Over rate limit" with 503, as Spark's error table has it, say).
     public func failNext(_ count: Int = 1, status: Int, code: Int, message: String, retryAfter: Double? = nil,
                          pathPrefix: String = "/v1/") {
-        transport.failNext(count, status: status, retryAfter: retryAfter, host: Self.apiHost, pathPrefix: pathPrefix,
-                           body: Self.envelope(code: code, message: message).encoded())
+        failAPIRequests(count, status: status, retryAfter: retryAfter, pathPrefix: pathPrefix,
+                        body: Self.envelope(code: code, message: message))
     }
 
     /// The contacts the fake holds, oldest first.

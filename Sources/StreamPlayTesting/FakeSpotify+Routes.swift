@@ -3,15 +3,11 @@ import StreamPlayServices
 
 extension FakeSpotify {
     func installRoutes() {
-        transport.route(.post, host: Self.accountsHost, path: "/api/token") { [weak self] request in
-            guard let self else { return FakeOAuth.gone(request) }
-            return self.tokenEndpoint(request)
-        }
-        transport.route(host: Self.apiHost, pathPrefix: "/") { [weak self] request in
-            guard let self else { return FakeOAuth.gone(request) }
-            switch authorize(request) {
+        route(.post, host: Self.accountsHost, path: "/api/token") { fake, request in fake.tokenEndpoint(request) }
+        route(host: Self.apiHost, pathPrefix: "/") { fake, request in
+            switch fake.checkToken(request) {
             case .refused(let response): return response
-            case .granted(let grant): return api(request, grant: grant)
+            case .granted(let grant): return fake.api(request, grant: grant)
             }
         }
         transport.route(.get, host: Self.cdnHost, pathPrefix: "/mp3-preview/") { request in
@@ -43,13 +39,13 @@ extension FakeSpotify {
                 if isPublic, fields["code_verifier"] == nil {
                     return FakeOAuth.error("invalid_request", "code_verifier required", for: request)
                 }
-                grant = try tokens.redeem(code: code, redirectURI: fields["redirect_uri"], verifier: fields["code_verifier"])
+                grant = try tokenAuthority.redeem(code: code, redirectURI: fields["redirect_uri"], verifier: fields["code_verifier"])
             case "refresh_token":
                 guard let refresh = fields["refresh_token"] else {
                     return FakeOAuth.error("invalid_request", "refresh_token must be supplied", for: request)
                 }
                 // A public client's refresh token is single-use; a confidential one keeps its own.
-                grant = try tokens.useRefreshToken(refresh, rotates: isPublic)
+                grant = try tokenAuthority.useRefreshToken(refresh, rotates: isPublic)
                 withRefresh = isPublic
             case "client_credentials":
                 guard !isPublic else { return FakeOAuth.error("invalid_client", "Invalid client", for: request) }
@@ -61,24 +57,19 @@ extension FakeSpotify {
         } catch {
             return FakeOAuth.error(error.error, error.description, for: request)
         }
-        let issued = tokens.issue(grant, grantType: grantType, withRefreshToken: withRefresh)
+        let issued = tokenAuthority.issue(grant, grantType: grantType, withRefreshToken: withRefresh)
         return FakeOAuth.token(access: issued.access, refresh: issued.refresh, expiresIn: Self.tokenLifetime, tokenType: "Bearer",
                                scope: grantType == "client_credentials" ? nil : grant.scope, for: request)
     }
 
     // MARK: Web API
 
-    private enum Authorization {
-        case granted(FakeTokenAuthority.Grant)
-        case refused(HTTPResponse)
-    }
-
-    private func authorize(_ request: RecordedRequest) -> Authorization {
+    private func checkToken(_ request: RecordedRequest) -> FakeOAuth.Authorization {
         guard let scheme = request.authorizationScheme else { return .refused(Self.error(401, "No token provided", for: request)) }
         guard scheme == "Bearer" else {
             return .refused(Self.error(400, "Only valid bearer authentication supported", for: request))
         }
-        switch tokens.check(request.authorizationCredentials) {
+        switch tokenAuthority.check(request.authorizationCredentials) {
         case .valid(let grant): return .granted(grant)
         case .expired: return .refused(Self.error(401, "The access token expired", for: request))
         case .unknown: return .refused(Self.error(401, "Invalid access token", for: request))

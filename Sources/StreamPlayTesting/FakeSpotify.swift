@@ -20,7 +20,8 @@ import Synchronization
 ///   token), authorization code (HTTP Basic or body credentials, or a public client with PKCE),
 ///   refresh (a public client's refresh token is single-use; a confidential client keeps its
 ///   own, as Spotify answers no new one).
-/// - Web API (`Authorization: Bearer TOKEN`, else Spotify's `{"error": {status, message}}`):
+/// - Web API (`Authorization: Bearer TOKEN`, else Spotify's `{"error": {status, message}}`; an
+///   expired token, see ``FakeOAuthService/expireAccessTokens()``, 401 "The access token expired"):
 ///   `GET /v1/me` (a user's token only; `country`, `product`, `explicit_content` with scope
 ///   `user-read-private`, `email` with `user-read-email`, none of them in
 ///   ``omitsRestrictedUserFields`` mode), `GET /v1/tracks/{id}`, `GET /v1/search` (type
@@ -28,7 +29,9 @@ import Synchronization
 ///
 /// Fixtures, as the stand-ins': `0StrmPlyPreviewTrack01` "Preview Track" (30 s, with a
 /// `preview_url`) and `0StrmPlyNoPreviewTrk01` "No Preview Track" (45 s, `preview_url` null).
-public final class FakeSpotify: Sendable {
+public final class FakeSpotify: FakeOAuthService {
+    /// Spotify.
+    public static let service = StreamingService.spotify
     /// The client id the fake accepts.
     public static let clientID = "sp-test-client"
     /// The client secret the fake accepts.
@@ -46,24 +49,14 @@ public final class FakeSpotify: Sendable {
 
     /// The transport the fake answers on.
     public let transport: InMemoryHTTPTransport
-    let tokens = FakeTokenAuthority(prefix: "sp")
+    /// The fake's codes and tokens.
+    public let tokenAuthority = FakeTokenAuthority(prefix: "sp")
     private let restricted = Mutex(false)
 
     /// The fake, its routes added to `transport`.
     public init(transport: InMemoryHTTPTransport = InMemoryHTTPTransport()) {
         self.transport = transport
         installRoutes()
-    }
-
-    /// The service settings of a confidential client of this fake (with the secret; set
-    /// `clientSecret` to nil for a public PKCE client): Spotify's public URLs, a loopback
-    /// redirect URI on 127.0.0.1.
-    public var configuration: ServiceConfiguration {
-        var settings = ServiceConfiguration.defaults(for: .spotify)
-        settings.clientID = Self.clientID
-        settings.clientSecret = Self.clientSecret
-        settings.redirectURI = "http://127.0.0.1:8765/callback"
-        return settings
     }
 
     /// Whether `/v1/me` leaves out `country`, `email`, `explicit_content`, `followers` and
@@ -74,33 +67,11 @@ public final class FakeSpotify: Sendable {
         set { restricted.withEngineLock { $0 = newValue } }
     }
 
-    /// The user approves `request`: the redirect URL the browser would be sent to, with a code
-    /// bound to the request's redirect URI, scopes and PKCE challenge.
-    public func authorize(_ request: AuthorizationRequest, user: String = FakeSpotify.defaultUser) -> String {
-        FakeOAuth.approve(request.url, user: user, authority: tokens)
-    }
-
-    /// How many tokens the token endpoint issued for `grantType`.
-    public func tokensIssued(grantType: String) -> Int {
-        tokens.grantCount(grantType)
-    }
-
-    /// Every access token issued so far is answered 401 "The access token expired" from now on.
-    public func expireAccessTokens() {
-        tokens.expireAccessTokens()
-    }
-
-    /// Every refresh token issued so far is refused (`invalid_grant`) from now on.
-    public func revokeRefreshTokens() {
-        tokens.revokeRefreshTokens()
-    }
-
     /// Answers the next `count` Web API requests whose path starts with `pathPrefix` with 429,
     /// `Retry-After: retryAfter` and Spotify's error object.
     public func rateLimitNext(_ count: Int = 1, retryAfter: Double, pathPrefix: String = "/v1/") {
         let body: JSON = ["error": ["status": 429, "message": "API rate limit exceeded"]]
-        transport.failNext(count, status: 429, retryAfter: retryAfter, host: Self.apiHost, pathPrefix: pathPrefix,
-                           body: body.encoded())
+        failAPIRequests(count, status: 429, retryAfter: retryAfter, pathPrefix: pathPrefix, body: body)
     }
 
     /// The tracks: id, name, length in milliseconds, whether it has a preview.

@@ -3,7 +3,12 @@ import Synchronization
 
 /// The token side of a fake service: codes, access and refresh tokens, their expiry and
 /// revocation, and a count of grants by type. Tokens are opaque strings.
-final class FakeTokenAuthority: Sendable {
+///
+/// Each fake keeps one (``FakeOAuthService/tokenAuthority``); tests reach it through the
+/// ``FakeOAuthService`` members (``FakeOAuthService/authorize(_:user:)``,
+/// ``FakeOAuthService/expireAccessTokens()``, ...), while the fakes' endpoints use the rest,
+/// which is internal to this library.
+public final class FakeTokenAuthority: Sendable {
     /// What a token stands for.
     struct Grant: Sendable, Equatable {
         /// The signed-in user; nil for the app's own (client credentials) token.

@@ -4,7 +4,8 @@
 //   and path, records every request, and scripts failures (a status with Retry-After for the
 //   next N requests to a path).
 // - FakeSoundCloud, FakeSpotify, FakeSpark: the services behind it, at their real host names,
-//   answering as their published references and the project's stand-in servers do.
+//   answering as their published references and the project's stand-in servers do; what
+//   their sign-ins and tokens share comes from FakeOAuthService.
 // - RecordingSink: an AudioSink that keeps what a Player decoded, one part per format.
 //
 // The overview for DocC is StreamPlayTesting.docc/StreamPlayTesting.md.

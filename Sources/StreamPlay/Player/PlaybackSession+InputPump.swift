@@ -40,7 +40,8 @@ extension PlaybackSession {
             while failure == nil {
                 if commandPending() { return .interrupted }
                 do throws(PlayerError) {
-                    if state.gate.isRebuffering, !session.refilled(decoder: decoder, state: &state) {
+                    if state.gate.isRebuffering, !state.searching,
+                       !session.refilled(decoder: decoder, state: &state) {
                         session.wake.wait(timeout: 0.05)
                         continue
                     }

@@ -18,6 +18,8 @@ extension PlaybackSession {
         var frame = format.frames(forSeconds: target)
         if let total = decoder.totalFrames { frame = min(frame, max(total - 1, 0)) }
         let seeked: (frame: Int, inputOffset: Int?)?
+        state.searching = true
+        defer { state.searching = false }
         do {
             seeked = try decoder.seek(toFrame: frame)
         } catch where error.code == .seekNotSupported {

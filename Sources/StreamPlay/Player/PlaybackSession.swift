@@ -379,7 +379,8 @@ final class PlaybackSession: QueueSession, @unchecked Sendable {
     /// and pauses it to refill rather than let the sound server underflow again and again.
     func awaitInput(decoder: any AudioDecoder, state: inout DecodeState) {
         var timeout = 0.5
-        if let format = decoder.format, state.gate.isStarted, !state.gate.isRebuffering, sink.isRealTime, !isPaused {
+        if let format = decoder.format, state.gate.isStarted, !state.gate.isRebuffering, !state.searching,
+           sink.isRealTime, !isPaused {
             let spare = sink.latencyFrames - format.frames(forSeconds: OutputGate.underrunThreshold)
             let actions = state.gate.starving(spareFrames: spare, at: .now)
             if !actions.isEmpty {

@@ -39,6 +39,15 @@ enum SoundCloudTesting {
     /// A synthetic track id (2000000...2999999) no other test uses, for path-matched failures.
     static func syntheticTrack() -> Int { Int.random(in: 2_000_000...2_999_999) }
 
+    /// A synthetic track and its API path, whose next `count` requests the stand-in answers
+    /// 429 with `Retry-After: 1`.
+    static func rateLimitedTrack(count: Int = 1) async throws -> (id: Int, path: String) {
+        let track = syntheticTrack()
+        let path = "/tracks/soundcloud:tracks:\(track)"
+        try await ServiceStubs.fail(.soundcloud, status: 429, count: count, path: path, retryAfter: 1)
+        return (track, path)
+    }
+
     /// The stand-in's upload records, oldest first.
     static func uploads() async throws -> [[String: Any]] {
         let response = try await CurlHTTPClient().send(HTTPRequest(url: "\(try ServiceStubs.controlURL())/_control/uploads"))
@@ -68,5 +77,24 @@ enum SoundCloudTesting {
     /// The log entries of SoundCloud's `host` since `mark`.
     static func entries(after mark: Int, host: String) throws -> [[String: Any]] {
         try ServiceStubs.log(after: mark).filter { $0["service"] as? String == "soundcloud" && $0["host"] as? String == host }
+    }
+
+    /// The error `operation` threw, or nil when it succeeded; an error of another type is
+    /// recorded as an issue (and nil returned).
+    static func failure<T>(_ operation: () async throws -> T) async -> SoundCloudError? {
+        do {
+            _ = try await operation()
+            return nil
+        } catch let error as SoundCloudError {
+            return error
+        } catch {
+            Issue.record("not a SoundCloudError: \(error)")
+            return nil
+        }
+    }
+
+    /// The query field `name` of `url`.
+    static func queryField(_ name: String, of url: String) -> String? {
+        FormEncoding.decode(url.split(separator: "?").last.map(String.init) ?? "").first { $0.0 == name }?.1
     }
 }
