@@ -144,6 +144,14 @@ let package = Package(
             name: "StreamPlayUnitTests",
             dependencies: ["StreamPlay"]
         ),
+        // A Player with its real input, decoder and queue, fed by StreamPlayTesting's
+        // ScriptedMediaServer in place of the network (cuts, stalls, error statuses, lying
+        // lengths) into a RecordingSink: no servers, a few seconds.
+        .testTarget(
+            name: "StreamPlayScriptedInputTests",
+            dependencies: ["StreamPlay", "StreamPlayTesting"],
+            resources: [.copy("Media")]
+        ),
         // The wiring, against real servers (scripts/test.sh starts them). Suites that need them
         // are skipped with their reason when the servers' environment is absent, unless
         // STREAMPLAY_REQUIRE_SERVERS=1 (as in CI), where absent means failing.

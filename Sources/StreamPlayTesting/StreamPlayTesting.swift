@@ -6,6 +6,9 @@
 // - FakeSoundCloud, FakeSpotify, FakeSpark: the services behind it, at their real host names,
 //   answering as their published references and the project's stand-in servers do; what
 //   their sign-ins and tokens share comes from FakeOAuthService.
+// - ScriptedMediaServer: a MediaTransport for a Player's progressive input that serves bytes at
+//   URLs with scripted faults per request (cuts, stalls, error statuses, lying lengths) and
+//   records the requests.
 // - RecordingSink: an AudioSink that keeps what a Player decoded, one part per format.
 //
 // The overview for DocC is StreamPlayTesting.docc/StreamPlayTesting.md.

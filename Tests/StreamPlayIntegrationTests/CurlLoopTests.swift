@@ -69,19 +69,20 @@ struct CurlLoopTests {
     func commandWaitingPauses() async throws {
         let ring = ByteRing(capacity: 1 << 20, wakeConsumer: {})
         let name = "cbr-44k-stereo.mp3"
-        let transfer = try #require(CurlTransfer(url: "\(try TestEnvironment.http())/\(name)", offset: 0, generation: 1,
-                                                 ring: ring, configuration: PlayerConfiguration(), wake: ThreadSignal()))
+        let transfer = HTTPInputTransfer(url: "\(try TestEnvironment.http())/\(name)", offset: 0, generation: 1,
+                                         ring: ring, configuration: PlayerConfiguration(), wake: ThreadSignal())
         let waiting = Flag(true)
         transfer.commandWaiting = { seen in seen == 0 && waiting.value.load(ordering: .acquiring) }
         let loop = CurlLoop()
-        let id = loop.add(transfer.easy, handler: transfer)
+        let control = CurlMediaTransport(configuration: PlayerConfiguration(), loop: loop)
+            .startTransfer(transfer.request, receiver: transfer)
         try await Self.waitUntil { transfer.isHeldForCommand }
         try await Task.sleep(for: .milliseconds(100))
         #expect(transfer.delivered == 0 && transfer.end == nil)
         waiting.value.store(false, ordering: .releasing)
-        if transfer.commandsTaken(upTo: 1) { loop.resume(id) }
+        if transfer.commandsTaken(upTo: 1) { control.resume() }
         try await Self.waitUntil { transfer.end != nil }
-        #expect(transfer.end == .finished(CURLE_OK))
+        #expect(transfer.end == .completed)
         let file = try Data(contentsOf: URL(fileURLWithPath: "\(try TestEnvironment.media())/\(name)"))
         #expect(transfer.delivered == file.count)
     }

@@ -1,19 +1,18 @@
-import CCurl
-import CStreamPlayShim
 import FoundationEssentials
 #if canImport(Glibc)
 import Glibc
 #endif
 import Synchronization
 
-/// Reads an HTTP or HTTPS resource into the ring: its transfers run on the ``CurlLoop``, and a
-/// thread of its own decides what to request and when.
+/// Reads an HTTP or HTTPS resource into the ring: its transfers run on a ``MediaTransport``
+/// (the ``CurlLoop`` unless the configuration gives another), and a thread of its own decides
+/// what to request and when.
 ///
-/// The loop thread writes the body into the ring and pauses the transfer when the ring is full
-/// (it never waits). This input's thread sleeps on a signal that commands, the transfer (paused,
-/// ended) and the decoder (room in the ring) give; it resumes a paused transfer through the
-/// loop, notices stalls, and runs the ``ReconnectPlanner`` after a transfer ends: the waits
-/// of recovery (backoff, a URL refresh) hold up no other transfer.
+/// The transport's thread writes the body into the ring and pauses the transfer when the ring
+/// is full (it never waits). This input's thread sleeps on a signal that commands, the transfer
+/// (paused, ended) and the decoder (room in the ring) give; it resumes a paused transfer through
+/// the transport, notices stalls, and runs the ``ReconnectPlanner`` after a transfer ends: the
+/// waits of recovery (backoff, a URL refresh) hold up no other transfer.
 final class CurlInputSource: InputSource, @unchecked Sendable {
     let control: InputControl
     private let url: String
@@ -30,7 +29,7 @@ final class CurlInputSource: InputSource, @unchecked Sendable {
     private var hasDelivered = false
     private let ring: ByteRing
     private let configuration: PlayerConfiguration
-    private let loop: CurlLoop
+    private let transport: any MediaTransport
     /// What the input thread sleeps on: commands, the transfer, the ring's room wake it.
     private let wake = ThreadSignal()
     private var thread: EngineThread?
@@ -40,7 +39,6 @@ final class CurlInputSource: InputSource, @unchecked Sendable {
          onReconnect: @escaping @Sendable () -> Void = {},
          onMetadata: @escaping @Sendable (StreamMetadata) -> Void = { _ in }) {
         self.onReconnect = onReconnect
-        _ = CurlRequest.globalInit
         self.onMetadata = onMetadata
         self.url = url
         self.currentURL = url
@@ -48,7 +46,7 @@ final class CurlInputSource: InputSource, @unchecked Sendable {
         self.ring = ring
         self.control = control
         self.configuration = configuration
-        self.loop = .shared
+        self.transport = configuration.mediaTransport ?? CurlMediaTransport(configuration: configuration)
         ring.setProducerWaker { [wake] in wake.signal() }
         thread = EngineThread(name: "sp-http-input") { [self] in run() }
     }
@@ -78,10 +76,10 @@ final class CurlInputSource: InputSource, @unchecked Sendable {
         var isReconnect = false
     }
 
-    /// The transfer under way, and its id on the loop.
+    /// The transfer under way, and its handle on the transport.
     private struct Running {
-        let transfer: CurlTransfer
-        let id: Int
+        let transfer: HTTPInputTransfer
+        let control: any MediaTransferControl
     }
 
     private func run() {
@@ -91,11 +89,11 @@ final class CurlInputSource: InputSource, @unchecked Sendable {
         var lastProgress = ContinuousClock.now
         var lastDelivered = 0
 
-        // Takes the transfer off the loop and waits until the loop has let go of it: from then
-        // on this thread alone touches the ring's producer side and the transfer's handle.
+        // Cancels the transfer and waits until the transport has let go of it: from then on
+        // this thread alone touches the ring's producer side and the transfer's head.
         func remove(_ current: Running?) {
             guard let current else { return }
-            if current.transfer.end == nil { loop.cancel(current.id) }
+            if current.transfer.end == nil { current.control.cancel() }
             var waited = false
             while current.transfer.end == nil {
                 wake.wait(timeout: 0.05)
@@ -115,7 +113,7 @@ final class CurlInputSource: InputSource, @unchecked Sendable {
             if seenCommands != taken, commands.restart == nil, let current = running,
                current.transfer.commandsTaken(upTo: seenCommands) {
                 // It paused for a command that asked nothing of it after all: it goes on.
-                loop.resume(current.id)
+                current.control.resume()
             }
             if let restart = commands.restart {
                 remove(running)
@@ -125,13 +123,9 @@ final class CurlInputSource: InputSource, @unchecked Sendable {
             }
             if let request = planned, request.notBefore <= .now {
                 planned = nil
-                guard let next = CurlTransfer(url: currentURL, offset: request.offset, generation: request.generation,
-                                              ring: ring, configuration: configuration,
-                                              requestRange: request.requestRange, wake: wake) else {
-                    control.finish(generation: request.generation,
-                                   with: .failed(.transferFailed(url: redactedURL, reason: "curl_easy_init failed")))
-                    continue
-                }
+                let next = HTTPInputTransfer(url: currentURL, offset: request.offset, generation: request.generation,
+                                             ring: ring, configuration: configuration,
+                                             requestRange: request.requestRange, wake: wake)
                 next.onFirstBody = { [control] transfer in
                     transfer.infoPublished = true
                     control.publish(info: transfer.info)
@@ -140,7 +134,7 @@ final class CurlInputSource: InputSource, @unchecked Sendable {
                 // Every command after those taken is for this thread to carry out first.
                 _ = next.commandsTaken(upTo: seenCommands)
                 next.commandWaiting = { [control] seen in control.hasCommands(since: seen) }
-                running = Running(transfer: next, id: loop.add(next.easy, handler: next))
+                running = Running(transfer: next, control: transport.startTransfer(next.request, receiver: next))
                 lastProgress = .now
                 lastDelivered = 0
             }
@@ -151,14 +145,14 @@ final class CurlInputSource: InputSource, @unchecked Sendable {
             }
 
             if let current = running, current.transfer.takeResumption() {
-                loop.resume(current.id)
+                current.control.resume()
                 lastProgress = .now
             }
 
-            var ended: (CurlTransfer, TransferEnd)?
-            if let current = running, case .finished(let code)? = current.transfer.end {
+            var ended: (HTTPInputTransfer, TransferEnd)?
+            if let current = running, let end = current.transfer.end, end != .cancelled {
                 remove(current)
-                ended = (current.transfer, transferEnd(for: code, transfer: current.transfer))
+                ended = (current.transfer, transferEnd(for: end, transfer: current.transfer))
             }
 
             // A transfer that wants bytes but gets none for too long has stalled: a drop.
@@ -200,7 +194,7 @@ final class CurlInputSource: InputSource, @unchecked Sendable {
     /// Carries out the planner's decision after a transfer ended: the next request, or `nil`
     /// when the generation is over (finished or failed, which this reports).
     private func carryOut(_ decision: ReconnectPlanner.Decision, after end: TransferEnd,
-                          of transfer: CurlTransfer, retries: Int) -> PlannedRequest? {
+                          of transfer: HTTPInputTransfer, retries: Int) -> PlannedRequest? {
         var delay = 0.0
         switch decision {
         case .finished:
@@ -238,12 +232,12 @@ final class CurlInputSource: InputSource, @unchecked Sendable {
     }
 
     /// How `transfer` ended, for the planner.
-    private func transferEnd(for code: CURLcode, transfer: CurlTransfer) -> TransferEnd {
+    private func transferEnd(for end: MediaTransferEnd, transfer: HTTPInputTransfer) -> TransferEnd {
         if transfer.delivered > 0 {
             liveStream = transfer.info.isEndless
             hasDelivered = true
         }
-        guard code != CURLE_OK else {
+        guard case .failed(let failure) = end else {
             // A radio server that closes the stream has not reached an end: a live stream has none.
             if transfer.metadataInterval != nil, transfer.info.isEndless, transfer.delivered > 0 {
                 return transferEnd(.broken, error: .connectionLost(url: redactedURL, reason: "the server closed the stream"),
@@ -251,18 +245,16 @@ final class CurlInputSource: InputSource, @unchecked Sendable {
             }
             return .completed(offset: transfer.offset, delivered: transfer.delivered)
         }
-        return transferEnd(TransferEnd.Failure(curlCode: code, status: transfer.responseCode),
-                           error: error(for: code, transfer: transfer), transfer: transfer)
+        return transferEnd(TransferEnd.Failure(kind: failure.kind, status: transfer.responseCode),
+                           error: CurlRequest.error(for: failure, status: transfer.responseCode, url: currentURL,
+                                                    received: transfer.delivered,
+                                                    connectTimeout: configuration.connectTimeout),
+                           transfer: transfer)
     }
 
-    private func transferEnd(_ failure: TransferEnd.Failure, error: PlayerError, transfer: CurlTransfer) -> TransferEnd {
+    private func transferEnd(_ failure: TransferEnd.Failure, error: PlayerError, transfer: HTTPInputTransfer) -> TransferEnd {
         if transfer.delivered > 0 { hasDelivered = true }  // a stall ends no curl transfer
         return TransferEnd(failure: failure, error: error, offset: transfer.offset, delivered: transfer.delivered,
                            retryAfter: transfer.retryAfter, inputEstablished: hasDelivered)
-    }
-
-    private func error(for code: CURLcode, transfer: CurlTransfer) -> PlayerError {
-        CurlRequest.error(for: code, handle: transfer.easy.handle, url: currentURL, received: transfer.delivered,
-                          configuration: configuration)
     }
 }

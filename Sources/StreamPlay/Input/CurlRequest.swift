@@ -72,16 +72,38 @@ enum CurlRequest {
     ///     never worked.
     static func error(for code: CURLcode, status: Int, osError: Int32, url: String, received: Int,
                       connectTimeout: Double) -> PlayerError {
-        let reason = String(cString: curl_easy_strerror(code))
+        let failure = self.failure(for: code, osError: osError)
+            ?? MediaTransferFailure(kind: .other, reason: String(cString: curl_easy_strerror(code)))
+        return error(for: failure, status: status, url: url, received: received, connectTimeout: connectTimeout)
+    }
+
+    /// What a failed libcurl result tells a ``MediaTransferReceiver``: its kind, and libcurl's
+    /// words for it (with the OS error of a failed connect); `nil` for `CURLE_OK`.
+    static func failure(for code: CURLcode, osError: Int32) -> MediaTransferFailure? {
+        guard let kind = CurlFailureKind(code) else { return nil }
+        var reason = String(cString: curl_easy_strerror(code))
+        if kind == .connectFailed {
+            reason += " (\(osError == 0 ? "no OS error" : String(cString: strerror(osError))))"
+        }
+        return MediaTransferFailure(kind: kind, reason: reason)
+    }
+
+    /// The typed error for a failed transfer of any ``MediaTransport``: a pure function.
+    /// - Parameters:
+    ///   - status: the response code, for an error status.
+    ///   - received: body bytes that had arrived, which tells a lost connection from one that
+    ///     never worked.
+    static func error(for failure: MediaTransferFailure, status: Int, url: String, received: Int,
+                      connectTimeout: Double) -> PlayerError {
+        let reason = failure.reason
         let redacted = RedactedURL.describe(url)
-        switch CurlFailureKind(code) {
+        switch failure.kind {
         case .httpStatus:
             return .httpStatus(code: status, url: redacted)
         case .hostNotFound:
             return .hostNotFound(host: URLComponents(string: url)?.host ?? redacted)
         case .connectFailed:
-            let detail = osError == 0 ? "no OS error" : String(cString: strerror(osError))
-            return .connectionFailed(url: redacted, reason: "\(reason) (\(detail))")
+            return .connectionFailed(url: redacted, reason: reason)
         case .timedOut:
             return .timedOut(url: redacted, seconds: connectTimeout)
         case .tls:
@@ -94,7 +116,7 @@ enum CurlRequest {
             return received > 0
                 ? .connectionLost(url: redacted, reason: reason)
                 : .connectionFailed(url: redacted, reason: reason)
-        case .aborted, .other, nil:
+        case .aborted, .other:
             return .transferFailed(url: redacted, reason: reason)
         }
     }

@@ -15,6 +15,19 @@ struct ResponseHeaders: Equatable {
     var retryAfter: Double?
     /// `icy-metaint`: audio bytes between two ICY metadata blocks.
     var metadataInterval: Int?
+    /// `Content-Type`, as sent.
+    var contentType: String?
+    /// `Content-Length`: the bytes of this response's body.
+    var contentLength: Int?
+
+    /// What a transport's response head says.
+    init(_ head: MediaResponseHead) {
+        for (name, value) in head.headers { consume("\(name): \(value)") }
+        statusCode = head.status
+    }
+
+    /// No response yet.
+    init() {}
 
     /// Takes one header line (with or without its line ending).
     mutating func consume(_ rawLine: String) {
@@ -34,6 +47,10 @@ struct ResponseHeaders: Equatable {
             acceptsRanges = value.lowercased().contains("bytes")
         case "icy-metaint":
             metadataInterval = Int(value).flatMap { $0 > 0 ? $0 : nil }
+        case "content-type":
+            contentType = value
+        case "content-length":
+            contentLength = Int(value).flatMap { $0 >= 0 ? $0 : nil }
         case "retry-after":
             retryAfter = Double(value).flatMap { $0.isFinite && $0 >= 0 ? $0 : nil }
         case "content-range":

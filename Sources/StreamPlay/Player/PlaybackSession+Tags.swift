@@ -34,8 +34,14 @@ extension PlaybackSession {
             // follows the end.
             state.trailingTagReader = EngineThread(name: "sp-id3v1") { [self] in
                 let stopped = { self.commands.withEngineLock { $0.stopRequested } }
-                let trailer = TrailingBytesReader.remote(url, totalLength: total, count: ID3v1TagReader.trailerSize,
-                                                         configuration: configuration, shouldStop: stopped)
+                let trailer = if let transport = configuration.mediaTransport {
+                    TrailingBytesReader.remote(url, totalLength: total, count: ID3v1TagReader.trailerSize,
+                                               transport: transport, headers: configuration.requestHeaders,
+                                               shouldStop: stopped)
+                } else {
+                    TrailingBytesReader.remote(url, totalLength: total, count: ID3v1TagReader.trailerSize,
+                                               configuration: configuration, shouldStop: stopped)
+                }
                 guard !stopped() else { return }
                 reportNames(front.filling(from: trailer.flatMap(ID3v1TagReader.read)))
             }

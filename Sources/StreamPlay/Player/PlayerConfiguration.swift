@@ -48,6 +48,10 @@ public struct PlayerConfiguration: Sendable {
     /// Which ReplayGain to apply, with what preamp, and whether the peak limits it. Off by
     /// default; see ``ReplayGainSettings`` for each field's default.
     public var replayGain = ReplayGainSettings()
+    /// Where a progressive HTTP input's transfers run: `nil` (the default) for the network,
+    /// through libcurl; a ``MediaTransport`` of the caller's own (StreamPlayTesting's
+    /// `ScriptedMediaServer`) to serve them from elsewhere, with the input's recovery unchanged.
+    public var mediaTransport: (any MediaTransport)?
     /// Where the engine logs; never with tokens or query strings.
     public var logger = Logger(label: "streamplay")
 

@@ -1,13 +1,14 @@
 import CCurl
 
-/// What kind of failure a libcurl result code stands for: the one place a `CURLcode` is read.
+/// What kind of failure a transfer's end stands for, as the engine classifies libcurl's result
+/// codes: the one place a `CURLcode` is read.
 ///
-/// The engine reports failures in three vocabularies: ``PlayerError`` for the listener,
-/// ``TransferEnd/Failure`` for the ``ReconnectPlanner`` (what a retry can mend), and
-/// ``HTTPClientError`` for the API client. Each used to switch over the codes itself, and the
-/// lists drifted; now each is derived from this classification, so a code added here reaches
-/// all three at once. It is a pure function of the code (no handle), so tests check it directly.
-enum CurlFailureKind: Equatable, Sendable {
+/// The engine reports failures in three vocabularies: ``PlayerError`` for the listener, its
+/// reconnect planner's (what a retry can mend), and ``HTTPClientError`` for the API client.
+/// Each is derived from this classification, so a code added here reaches all three at once.
+/// A ``MediaTransport`` other than libcurl reports its failures in these terms
+/// (``MediaTransferFailure/kind``).
+public enum CurlFailureKind: Equatable, Sendable {
     /// The host, or the proxy, has no address.
     case hostNotFound
     /// No connection could be made (refused, unreachable).

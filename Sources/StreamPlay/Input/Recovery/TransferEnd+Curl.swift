@@ -4,7 +4,13 @@ extension TransferEnd.Failure {
     /// The failure a libcurl result stands for, from its ``CurlFailureKind``; `status` is the
     /// response code, for an error status.
     init(curlCode code: CURLcode, status: Int) {
-        switch CurlFailureKind(code) {
+        self.init(kind: CurlFailureKind(code), status: status)
+    }
+
+    /// The failure a transfer's ``CurlFailureKind`` stands for (`nil`: none, which is taken as
+    /// permanent); `status` is the response code, for an error status.
+    init(kind: CurlFailureKind?, status: Int) {
+        switch kind {
         case .hostNotFound, .connectFailed:
             self = .connect
         case .connectionBroken:

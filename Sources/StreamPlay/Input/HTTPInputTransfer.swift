@@ -1,21 +1,18 @@
 import FoundationEssentials
-import CCurl
-import CStreamPlayShim
 import Synchronization
 
-/// One HTTP(S) request of a ``CurlInputSource``, run by the ``CurlLoop``: the easy handle, the
-/// body written into the ring, and what the headers say.
+/// One HTTP(S) request of a ``CurlInputSource``, run by its ``MediaTransport`` (the
+/// ``CurlLoop``, or a stand-in): the body written into the ring, and what the head says.
 ///
-/// Its callbacks run on the loop thread, which is the ring's producer while the transfer runs:
-/// a body that does not fit pauses the transfer (the loop thread never waits), and the input
-/// thread resumes it through the loop once the decoder has made room. The input thread reads
-/// only ``delivered``, ``pausedChunk``, ``end`` and the ICY titles found (``takeMetadata()``)
-/// while the transfer runs (atomics and locks); everything else (headers, the handle's status)
-/// once ``end`` is set, when the loop is done with the transfer.
-final class CurlTransfer: CurlTransferHandler, @unchecked Sendable {
-    /// The easy handle: the loop thread's from the moment it is added until ``end`` is set.
-    let easy: CurlEasy
-    private var handle: UnsafeMutableRawPointer { easy.handle }
+/// Its calls come on the transport's thread, which is the ring's producer while the transfer
+/// runs: a body that does not fit pauses the transfer (that thread never waits), and the input
+/// thread resumes it through the transport once the decoder has made room. The input thread
+/// reads only ``delivered``, ``pausedChunk``, ``end`` and the ICY titles found
+/// (``takeMetadata()``) while the transfer runs (atomics and locks); everything else (the head)
+/// once ``end`` is set, when the transport is done with the transfer.
+final class HTTPInputTransfer: MediaTransferReceiver, @unchecked Sendable {
+    /// The request, as the transport is asked to make it.
+    let request: MediaRequest
     /// Woken when the transfer pauses or ends: the input thread's signal.
     private let wake: ThreadSignal
     let offset: Int
@@ -24,13 +21,9 @@ final class CurlTransfer: CurlTransferHandler, @unchecked Sendable {
     /// Whether a Range was asked for (`false` when resuming a live stream).
     let requestsRange: Bool
 
-    /// Bytes of the current response block's headers we care about.
-    /// The headers of the current response.
+    /// What the engine reads from the response's head (set before the first body byte).
     private(set) var headers = ResponseHeaders()
-    private var statusCode: Int {
-        get { headers.statusCode }
-        set { headers.statusCode = newValue }
-    }
+    private var statusCode: Int { headers.statusCode }
     private var acceptsRanges: Bool { headers.acceptsRanges }
     private var contentRangeTotal: Int? { headers.contentRangeTotal }
     /// Seconds from a Retry-After header (delta form), if the response had one.
@@ -43,15 +36,15 @@ final class CurlTransfer: CurlTransferHandler, @unchecked Sendable {
     private let pausedBytes = Atomic<Int>(0)
     /// Body bytes delivered to the ring (written on the loop thread).
     private let deliveredBytes = Atomic<Int>(0)
-    /// How the transfer ended, once the loop let go of it.
-    private let ending = Mutex<CurlTransferEnd?>(nil)
+    /// How the transfer ended, once the transport let go of it.
+    private let ending = Mutex<MediaTransferEnd?>(nil)
     /// Set on the loop thread once headers were published; read after ``end``.
     var infoPublished = false
     /// Set by the source for a reconnect after a drop.
     var isReconnect = false
     /// Called on the loop thread with the first body bytes' response. Set before the transfer
     /// is added.
-    var onFirstBody: ((CurlTransfer) -> Void)?
+    var onFirstBody: ((HTTPInputTransfer) -> Void)?
     /// Whether a command (restart, stop) came after the version the input thread last took,
     /// asked on the loop thread before each body chunk. A transfer whose input is about to
     /// drop it then pauses, so that `curl_multi_perform` returns at once rather than read on
@@ -63,7 +56,7 @@ final class CurlTransfer: CurlTransferHandler, @unchecked Sendable {
     private let seenCommands = Atomic<Int>(0)
     /// Set while the transfer is paused for a waiting command (not ``pausedChunk``, which the
     /// input thread resumes when the ring has room: it might do so between taking a command
-    /// and carrying it out). Sequentially consistent with ``seenCommands``: see `curlData`.
+    /// and carrying it out). Sequentially consistent with ``seenCommands``: see `receiveBody`.
     private let heldForCommand = Atomic<Bool>(false)
 
     /// ICY metadata found in the stream and not yet taken by the input thread: the loop thread
@@ -78,20 +71,17 @@ final class CurlTransfer: CurlTransferHandler, @unchecked Sendable {
     /// - Parameter requestRange: `false` to resume a live stream: no Range header, and the
     ///   bytes that arrive simply continue the stream.
     /// - Parameter wake: signalled when the transfer pauses or ends.
-    init?(url: String, offset: Int, generation: Int, ring: ByteRing, configuration: PlayerConfiguration,
-          requestRange: Bool = true, wake: ThreadSignal) {
+    init(url: String, offset: Int, generation: Int, ring: ByteRing, configuration: PlayerConfiguration,
+         requestRange: Bool = true, wake: ThreadSignal) {
         // Radio servers send song titles in-band only when asked.
-        guard let easy = CurlEasy(url: url, configuration: configuration, leadingHeaders: [("Icy-MetaData", "1")]) else {
-            return nil
-        }
-        self.easy = easy
+        let headers = [("Icy-MetaData", "1")] + configuration.requestHeaders.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
+        request = MediaRequest(url: url, rangeStart: offset > 0 && requestRange ? offset : nil,
+                               headers: HTTPHeaders(headers.map { (name: $0.0, value: $0.1) }))
         self.offset = offset
         self.generation = generation
         self.requestsRange = requestRange
         self.ring = ring
         self.wake = wake
-
-        if offset > 0 && requestRange { easy.requestRange(from: offset) }
     }
 
     deinit {
@@ -99,25 +89,13 @@ final class CurlTransfer: CurlTransferHandler, @unchecked Sendable {
     }
 
     /// Content-Type of the final response.
-    var contentType: String? {
-        var value: UnsafePointer<CChar>?
-        guard sp_curl_getinfo_string(handle, CURLINFO_CONTENT_TYPE, &value) == CURLE_OK, let value else { return nil }
-        return String(cString: value)
-    }
+    var contentType: String? { headers.contentType }
 
     /// Content-Length of the final response, or -1.
-    var contentLength: Int {
-        var value: curl_off_t = -1
-        sp_curl_getinfo_offset(handle, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &value)
-        return Int(value)
-    }
+    var contentLength: Int { headers.contentLength ?? -1 }
 
-    /// The HTTP status of the last response (after redirects).
-    var responseCode: Int {
-        var value = 0
-        sp_curl_getinfo_long(handle, CURLINFO_RESPONSE_CODE, &value)
-        return value
-    }
+    /// The HTTP status of the last response (after redirects); 0 when none came.
+    var responseCode: Int { statusCode }
 
     /// What the response says about the resource as a whole.
     var info: InputInfo {
@@ -145,8 +123,8 @@ final class CurlTransfer: CurlTransferHandler, @unchecked Sendable {
     /// Any thread.
     var pausedChunk: Int { pausedBytes.load(ordering: .acquiring) }
 
-    /// How the transfer ended, once the loop is done with it (`nil` while it runs). Any thread.
-    var end: CurlTransferEnd? { ending.withEngineLock { $0 } }
+    /// How the transfer ended, once the transport is done with it (`nil` while it runs). Any thread.
+    var end: MediaTransferEnd? { ending.withEngineLock { $0 } }
 
     /// The ICY metadata found since the last call, in stream order. Any thread.
     func takeMetadata() -> [StreamMetadata] {
@@ -168,7 +146,7 @@ final class CurlTransfer: CurlTransferHandler, @unchecked Sendable {
     }
 
     /// Whether a transfer paused for lack of ring space may go on: there is room now. The
-    /// caller then resumes it on the loop (`curl_easy_pause` is the loop thread's to call).
+    /// caller then resumes it through the transport.
     /// Input thread.
     func takeResumption() -> Bool {
         let chunk = pausedChunk
@@ -177,11 +155,11 @@ final class CurlTransfer: CurlTransferHandler, @unchecked Sendable {
         return true
     }
 
-    func curlHeader(_ line: UnsafeRawBufferPointer) {
-        receiveHeader(line)
+    func receiveHead(_ head: MediaResponseHead) {
+        headers = ResponseHeaders(head)
     }
 
-    func curlData(_ bytes: UnsafeRawBufferPointer) -> CurlDataAnswer {
+    func receiveBody(_ bytes: UnsafeRawBufferPointer) -> MediaBodyAnswer {
         // The flag is raised before the version is read, and the input thread stores the
         // version before it clears the flag: if this reads a version already superseded, the
         // input thread's exchange sees the flag and resumes. A raised flag it takes while this
@@ -192,20 +170,21 @@ final class CurlTransfer: CurlTransferHandler, @unchecked Sendable {
             return .pause
         }
         heldForCommand.store(false, ordering: .sequentiallyConsistent)
-        guard receiveBody(bytes) == sp_curl_writefunc_pause else { return .take }
+        guard !writeBody(bytes) else { return .take }
         wake.signal()
         return .pause
     }
 
-    func curlDone(_ end: CurlTransferEnd) {
+    func receiveEnd(_ end: MediaTransferEnd) {
         ending.withEngineLock { $0 = end }
         wake.signal()
     }
 
-    private func receiveBody(_ bytes: UnsafeRawBufferPointer) -> Int {
+    /// Writes a body chunk into the ring.
+    /// - Returns: `false` when it did not fit (none of it is taken then; the transfer pauses).
+    private func writeBody(_ bytes: UnsafeRawBufferPointer) -> Bool {
         if !sawBody {
             sawBody = true
-            statusCode = responseCode
             if let metadataInterval, metadataInterval > 0 {
                 demuxer = ICYDemuxer(interval: metadataInterval)
                 scratch = .allocate(byteCount: 64 * 1024, alignment: 16)
@@ -221,38 +200,39 @@ final class CurlTransfer: CurlTransferHandler, @unchecked Sendable {
             let skipped = min(prefixToSkip, body.count)
             prefixToSkip -= skipped
             body = UnsafeRawBufferPointer(rebasing: body[skipped...])
-            if body.isEmpty { return bytes.count }
+            if body.isEmpty { return true }
         }
         if demuxer != nil {
-            let consumed = receiveICY(body, whole: bytes.count)
+            let taken = receiveICY(body)
             // As below: a paused chunk comes again whole, skipped prefix included.
-            if consumed == sp_curl_writefunc_pause { prefixToSkip += bytes.count - body.count }
-            return consumed
+            if !taken { prefixToSkip += bytes.count - body.count }
+            return taken
         }
         guard ring.write(body) else {
             pausedBytes.store(body.count, ordering: .releasing)
             // curl hands the same bytes again once resumed, skipped prefix included.
             prefixToSkip += bytes.count - body.count
-            return sp_curl_writefunc_pause
+            return false
         }
         deliveredBytes.wrappingAdd(body.count, ordering: .releasing)
-        return bytes.count
+        return true
     }
 
     /// Strips ICY metadata out of `body`. The demuxer's state only advances when the audio fits
-    /// in the ring: after a pause curl hands the same bytes again.
-    private func receiveICY(_ body: UnsafeRawBufferPointer, whole: Int) -> Int {
-        guard var next = demuxer, let scratch else { return whole }
+    /// in the ring: after a pause the transport hands the same bytes again.
+    /// - Returns: `false` when the audio did not fit (nothing is taken).
+    private func receiveICY(_ body: UnsafeRawBufferPointer) -> Bool {
+        guard var next = demuxer, let scratch else { return true }
         if scratch.count < body.count {
             self.scratch?.deallocate()
             self.scratch = .allocate(byteCount: body.count, alignment: 16)
-            return receiveICY(body, whole: whole)
+            return receiveICY(body)
         }
         var found: [StreamMetadata] = []
         let audio = next.process(body, audio: scratch) { found.append($0) }
         guard ring.write(UnsafeRawBufferPointer(rebasing: scratch[..<audio])) else {
             pausedBytes.store(audio, ordering: .releasing)
-            return sp_curl_writefunc_pause
+            return false
         }
         demuxer = next
         deliveredBytes.wrappingAdd(audio, ordering: .releasing)
@@ -260,11 +240,6 @@ final class CurlTransfer: CurlTransferHandler, @unchecked Sendable {
             foundMetadata.withEngineLock { $0.append(contentsOf: found) }
             wake.signal()
         }
-        return whole
-    }
-
-    private func receiveHeader(_ bytes: UnsafeRawBufferPointer) {
-        guard let line = String(bytes: bytes, encoding: .isoLatin1) else { return }
-        headers.consume(line)
+        return true
     }
 }

@@ -1,0 +1,33 @@
+/// Where the transfers of a progressive HTTP input run: the engine's libcurl loop, or a
+/// stand-in that answers from a script (StreamPlayTesting's `ScriptedMediaServer`).
+///
+/// A transport carries bytes and nothing else. What to ask for and what to do about an answer
+/// stays in the input: Range requests and restarts, the stall timeout, reconnects with their
+/// backoff and Retry-After, renewing an expired URL, lengths that do not add up. A stand-in
+/// transport therefore exercises the input's real recovery, with only the network replaced.
+///
+/// Give one with ``PlayerConfiguration/mediaTransport``; by default (`nil`) every transfer runs
+/// on libcurl. It carries the progressive inputs (one audio file or stream per URL) only:
+/// playlists, HLS and the API clients go to the network as before.
+public protocol MediaTransport: Sendable {
+    /// Starts `request`, reporting to `receiver`, and returns at once.
+    ///
+    /// The transport then calls `receiver` from a thread of its own, one call at a time:
+    /// ``MediaTransferReceiver/receiveHead(_:)`` once a response came (before any body),
+    /// ``MediaTransferReceiver/receiveBody(_:)`` with the body's bytes, and
+    /// ``MediaTransferReceiver/receiveEnd(_:)`` exactly once, last (it may come before this
+    /// returns, for a request that cannot start).
+    /// - Returns: the handle through which the input resumes a paused transfer or cancels it.
+    func startTransfer(_ request: MediaRequest, receiver: any MediaTransferReceiver) -> any MediaTransferControl
+}
+
+/// A running transfer of a ``MediaTransport``, as its input steers it. Both calls come from any
+/// thread, return at once, and are harmless once the transfer has ended.
+public protocol MediaTransferControl: Sendable {
+    /// Goes on after the receiver answered ``MediaBodyAnswer/pause``: the bytes it did not
+    /// take are handed again.
+    func resume()
+    /// Ends the transfer: no more body bytes are handed from this call on, and the receiver
+    /// hears ``MediaTransferEnd/cancelled`` (or the end the transfer had already reached).
+    func cancel()
+}
