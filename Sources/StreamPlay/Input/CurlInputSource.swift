@@ -139,7 +139,7 @@ final class CurlInputSource: InputSource, @unchecked Sendable {
                 lastDelivered = 0
             }
 
-            // Titles found on the loop thread are reported from here.
+            // Titles found on the transport thread are reported from here.
             if let current = running {
                 for metadata in current.transfer.takeMetadata() { onMetadata(metadata) }
             }

@@ -32,21 +32,21 @@ final class HTTPInputTransfer: MediaTransferReceiver, @unchecked Sendable {
     private var prefixToSkip = 0
     private var sawBody = false
     /// Size of the chunk curl holds while paused (0 when not paused); resume once that much is
-    /// free. Set on the loop thread, taken back by the input thread when it resumes.
+    /// free. Set on the transport thread, taken back by the input thread when it resumes.
     private let pausedBytes = Atomic<Int>(0)
-    /// Body bytes delivered to the ring (written on the loop thread).
+    /// Body bytes delivered to the ring (written on the transport thread).
     private let deliveredBytes = Atomic<Int>(0)
     /// How the transfer ended, once the transport let go of it.
     private let ending = Mutex<MediaTransferEnd?>(nil)
-    /// Set on the loop thread once headers were published; read after ``end``.
+    /// Set on the transport thread once headers were published; read after ``end``.
     var infoPublished = false
     /// Set by the source for a reconnect after a drop.
     var isReconnect = false
-    /// Called on the loop thread with the first body bytes' response. Set before the transfer
+    /// Called on the transport thread with the first body bytes' response. Set before the transfer
     /// is added.
     var onFirstBody: ((HTTPInputTransfer) -> Void)?
     /// Whether a command (restart, stop) came after the version the input thread last took,
-    /// asked on the loop thread before each body chunk. A transfer whose input is about to
+    /// asked on the transport thread before each body chunk. A transfer whose input is about to
     /// drop it then pauses, so that `curl_multi_perform` returns at once rather than read on
     /// (up to libcurl's hundred buffers in one call) a response about to be dropped: a FLAC
     /// bisection seek restarts the input dozens of times in a row. Set before the transfer is
@@ -59,7 +59,7 @@ final class HTTPInputTransfer: MediaTransferReceiver, @unchecked Sendable {
     /// and carrying it out). Sequentially consistent with ``seenCommands``: see `receiveBody`.
     private let heldForCommand = Atomic<Bool>(false)
 
-    /// ICY metadata found in the stream and not yet taken by the input thread: the loop thread
+    /// ICY metadata found in the stream and not yet taken by the input thread: the transport thread
     /// only queues it, so that no listener's report ever runs there.
     private let foundMetadata = Mutex<[StreamMetadata]>([])
     /// Interval of in-band metadata (`icy-metaint`), when the server sends it.
@@ -139,7 +139,7 @@ final class HTTPInputTransfer: MediaTransferReceiver, @unchecked Sendable {
 
     /// Records that the input thread took the commands up to `version` and keeps this transfer.
     /// - Returns: whether the transfer was paused for one of them and must be resumed (through
-    ///   the loop). Input thread.
+    ///   the transport). Input thread.
     func commandsTaken(upTo version: Int) -> Bool {
         seenCommands.store(version, ordering: .sequentiallyConsistent)
         return heldForCommand.exchange(false, ordering: .sequentiallyConsistent)
