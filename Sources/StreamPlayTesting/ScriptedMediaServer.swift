@@ -46,6 +46,8 @@ public final class ScriptedMediaServer: MediaTransport {
 
     /// Serves `bytes` at `url` from now on, replacing what was served there (its script too).
     /// - Parameters:
+    ///   - bytes: the resource, whole.
+    ///   - url: where it is served, exactly as the player asks for it.
     ///   - contentType: the `Content-Type` sent.
     ///   - acceptsRanges: `false` for a server that answers every request with the whole body
     ///     and no `Accept-Ranges`, as a live stream or a simple server does.
