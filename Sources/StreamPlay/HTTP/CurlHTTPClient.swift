@@ -59,8 +59,9 @@ public final class CurlHTTPClient: HTTPTransport {
     ///   - request: what to send.
     ///   - uploadProgress: called with (bytes sent, bytes to send) while a body goes out, in a
     ///     task of its own (never on the thread that drives the transfers, so it may take its
-    ///     time or wait); while it runs, only the newest figures are kept for its next call.
-    ///     Its last call returns before `send` does.
+    ///     time, but it runs on the shared task pool and must not block a thread); while it
+    ///     runs, only the newest figures are kept for its next call. Its last call returns
+    ///     before `send` does, unless the task was cancelled: then `send` does not wait for it.
     /// - Throws: ``HTTPClientError`` when no response came (network, cancellation).
     public func send(_ request: HTTPRequest,
                      uploadProgress: (@Sendable (_ sent: Int64, _ total: Int64) -> Void)? = nil)

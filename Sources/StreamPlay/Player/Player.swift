@@ -24,6 +24,9 @@ public final class Player: Sendable {
         var queue = Queue()
         var sink: (any AudioSink)?
         var volume = 1.0
+        /// The events the queue decided on and no thread has sent yet, in the order of its
+        /// decisions (see ``deliverEvents()``).
+        var undelivered: [PlayerEvent] = []
     }
 
     /// The configuration the player was made with.
@@ -34,6 +37,8 @@ public final class Player: Sendable {
     /// Held through the commands that stop sessions, so that two of them never interleave (each
     /// joins threads, which must not happen with `core` held). Engine threads never take it.
     private let commandLock = Mutex(())
+    /// Held while events go out, so that they go out in the order they were decided in.
+    private let deliveryLock = Mutex(())
 
     /// Creates a player. Nothing connects or starts until the first play.
     public init(configuration: PlayerConfiguration = PlayerConfiguration()) {
@@ -288,6 +293,7 @@ public final class Player: Sendable {
             }
             let closing = actions.contains { if case .closeSink = $0 { true } else { false } }
             core.sink = closing ? nil : sink
+            for case .send(let event) in actions { core.undelivered.append(event) }
             return (result, actions, sink, core.volume)
         }
         for action in actions {
@@ -298,12 +304,29 @@ public final class Player: Sendable {
             case .start(let session): session.start()
             case .activate(let session): session.activate()
             case .closeSink: sink?.close()
-            case .send(let event): hub.send(event)
+            case .send: deliverEvents()
             case .completeSwitch(let index, let startTime):
                 run { $0.completeSwitch(to: index, startTime: startTime, make: $1) }
             }
         }
         return result
+    }
+
+    /// Sends every event decided so far and not yet sent, in the order of the decisions.
+    ///
+    /// Decisions are taken in order under the `core` lock, but their actions run after it, on
+    /// whichever thread took them: a session that fails on its own thread the moment it is
+    /// promoted would otherwise report the next item as current before the thread that
+    /// promoted it reported that one. So a decision's events are queued under the lock, and
+    /// the first thread to reach a `.send` sends all that are queued, its own and any later.
+    private func deliverEvents() {
+        deliveryLock.withEngineLock { _ in
+            let events = core.withEngineLock { core in
+                defer { core.undelivered = [] }
+                return core.undelivered
+            }
+            for event in events { hub.send(event) }
+        }
     }
 
     /// A session for a queue item, on the shared sink; starts nothing.
