@@ -34,11 +34,17 @@ public final class Player: Sendable {
     private let core = Mutex(Core())
     /// Fans events out to every ``events`` stream.
     private let hub = Broadcaster<PlayerEvent>(buffered: 1024)
+    /// Held while events go out, so that they go out in the order they were decided in; its
+    /// value counts the events sent.
+    ///
+    /// Not a `Mutex<Void>`, and declared before `commandLock`: a lock's empty value has the
+    /// address of whatever follows it, and ThreadSanitizer takes an access to that value for an
+    /// access to the next lock's word (a false race between a command and a delivery).
+    private let deliveryLock = Mutex(0)
     /// Held through the commands that stop sessions, so that two of them never interleave (each
     /// joins threads, which must not happen with `core` held). Engine threads never take it.
+    /// The last stored property: see `deliveryLock`.
     private let commandLock = Mutex(())
-    /// Held while events go out, so that they go out in the order they were decided in.
-    private let deliveryLock = Mutex(())
 
     /// Creates a player. Nothing connects or starts until the first play.
     public init(configuration: PlayerConfiguration = PlayerConfiguration()) {
@@ -320,12 +326,13 @@ public final class Player: Sendable {
     /// promoted it reported that one. So a decision's events are queued under the lock, and
     /// the first thread to reach a `.send` sends all that are queued, its own and any later.
     private func deliverEvents() {
-        deliveryLock.withEngineLock { _ in
+        deliveryLock.withEngineLock { sent in
             let events = core.withEngineLock { core in
                 defer { core.undelivered = [] }
                 return core.undelivered
             }
             for event in events { hub.send(event) }
+            sent += events.count
         }
     }
 
