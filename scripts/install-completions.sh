@@ -56,7 +56,7 @@ if [[ $man -eq 1 ]]; then
   # The tool of swift-argument-parser's generate-manual plugin, run on the executable directly:
   # the plugin only looks at executables written in Swift, and streamplay's is a C front end
   # (the command runs in libStreamPlayCLI.so).
-  swift build -c release --product generate-manual >&2
+  swift build -c release --static-swift-stdlib --product generate-manual >&2
   pages=$(mktemp -d "${TMPDIR:-/tmp}/streamplay-man.XXXXXX")
   trap 'rm -rf "$pages"' EXIT
   .build/release/generate-manual "$binary" --output-directory "$pages"
