@@ -17,6 +17,9 @@ let package = Package(
         .library(name: "StreamPlayTesting", targets: ["StreamPlayTesting"]),
         .library(name: "StreamPlayMPRIS", targets: ["StreamPlayMPRIS"]),
         .executable(name: "streamplay", targets: ["streamplay"]),
+        // The command itself, which the `streamplay` front end loads with dlopen() (from next to
+        // the executable): `--version` starts without mapping the engine's ~150 shared libraries.
+        .library(name: "StreamPlayCLI", type: .dynamic, targets: ["StreamPlayCLI"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -57,6 +60,8 @@ let package = Package(
             pkgConfig: "libavformat",
             providers: [.apt(["libavformat-dev", "libavcodec-dev", "libavutil-dev", "libswresample-dev"])]
         ),
+        // The version, one #define for the library and for the C front end of `streamplay`.
+        .target(name: "CStreamPlayVersion"),
         // curl_easy_setopt and curl_easy_getinfo are variadic: Swift cannot call them.
         .target(
             name: "CStreamPlayShim",
@@ -71,6 +76,7 @@ let package = Package(
                 "CCurl",
                 "COpenSSL",
                 "CStreamPlayShim",
+                "CStreamPlayVersion",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -95,15 +101,28 @@ let package = Package(
                            .product(name: "Crypto", package: "swift-crypto"),
                            .product(name: "_CryptoExtras", package: "swift-crypto")]
         ),
+        // The `streamplay` executable: a C front end that prints the version by itself and
+        // otherwise loads libStreamPlayCLI.so (dlopen, one entry point) and runs the command in it.
         .executableTarget(
             name: "streamplay",
+            dependencies: ["CStreamPlayVersion"],
+            // -nostartfiles: without swiftrt.o, which would pull a copy of the Swift runtime
+            // into this C program (and initialise it at every start).
+            linkerSettings: [.linkedLibrary("dl"), .unsafeFlags(["-nostartfiles"])]
+        ),
+        // The command (ArgumentParser) and everything it uses, as the dynamic library
+        // StreamPlayCLI. In release builds the Swift runtime is linked into it (-static-stdlib),
+        // so the process has one copy of the runtime, here, and needs no Swift toolchain.
+        .target(
+            name: "StreamPlayCLI",
             dependencies: [
                 "StreamPlay",
                 "StreamPlayServices",
                 "StreamPlayMPRIS",
                 "CStreamPlayShim",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
-            ]
+            ],
+            linkerSettings: [.unsafeFlags(["-static-stdlib"], .when(configuration: .release))]
         ),
         // MPRIS 2 on the D-Bus session bus (sd-bus), for any player app and the CLI.
         .systemLibrary(

@@ -102,8 +102,11 @@ MEDIA_DIR="$media" bash scripts/test-servers.sh start "$tmp" --bench --owner-pid
 source "$tmp/env.sh"
 
 # Release builds with the Swift runtime linked in, the way a player would ship: fewer shared
-# libraries to load at every start. Both with the same flags, so the library compiles once.
+# libraries to load at every start. All with the same flags, so the library compiles once.
+# streamplay is a C front end; the command runs in libStreamPlayCLI.so, which it loads from
+# beside it (--version does not load it).
 swift build -c release --static-swift-stdlib --product streamplay
+swift build -c release --static-swift-stdlib --product StreamPlayCLI
 swift build -c release --static-swift-stdlib --product streamplay-bench
 
 .build/release/streamplay-bench --media "$media" --streamplay .build/release/streamplay \

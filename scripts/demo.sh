@@ -15,8 +15,10 @@ bash scripts/install-deps.sh
 bash scripts/make-demo.sh "$root/.build-media/demo.mp3"
 
 # Build before starting the server: it is the long step, and may fail. The same build as the
-# benchmarks' (scripts/bench.sh): the Swift runtime linked in, fewer libraries to load.
+# benchmarks' (scripts/bench.sh): the executable (a small front end) and the engine library it
+# loads from beside it, libStreamPlayCLI.so, which has the Swift runtime linked in.
 swift build -c release --static-swift-stdlib --product streamplay
+swift build -c release --static-swift-stdlib --product StreamPlayCLI
 player="$root/.build/release/streamplay"
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/streamplay-demo.XXXXXX")

@@ -8,11 +8,12 @@
 #   share/bash-completion/completions/streamplay
 #   share/zsh/site-functions/_streamplay
 #   share/fish/vendor_completions.d/streamplay.fish
-#   share/man/man1/streamplay.1      (swift-argument-parser's generate-manual plugin, which
-#                                    builds the executables in release mode the first time)
-# --binary PATH uses that streamplay executable; otherwise the release build is made
-# (`swift build -c release --static-swift-stdlib --product streamplay`, as scripts/bench.sh and
-# scripts/demo.sh build it). --no-man skips the man page.
+#   share/man/man1/streamplay.1      (swift-argument-parser's generate-manual tool, built in
+#                                    release mode the first time, run on the executable)
+# --binary PATH uses that streamplay executable (with its libStreamPlayCLI.so beside it);
+# otherwise the release build is made (`swift build -c release --static-swift-stdlib` of the
+# products streamplay and StreamPlayCLI, as scripts/bench.sh and scripts/demo.sh build them).
+# --no-man skips the man page.
 set -euo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -36,6 +37,7 @@ done
 
 if [[ -z $binary ]]; then
   swift build -c release --static-swift-stdlib --product streamplay
+  swift build -c release --static-swift-stdlib --product StreamPlayCLI
   binary=.build/release/streamplay
 fi
 [[ -x $binary ]] || { echo "install-completions: $binary is not an executable" >&2; exit 1; }
@@ -51,11 +53,15 @@ install_generated zsh "$prefix/share/zsh/site-functions/_streamplay"
 install_generated fish "$prefix/share/fish/vendor_completions.d/streamplay.fish"
 
 if [[ $man -eq 1 ]]; then
-  # The plugin builds the package's executables in release mode and writes one page per
-  # executable into its work directory (it takes no output option).
-  swift package plugin generate-manual >&2
-  page=.build/plugins/GenerateManual/outputs/streamplay/streamplay.1
-  [[ -f $page ]] || { echo "install-completions: the plugin made no $page" >&2; exit 1; }
+  # The tool of swift-argument-parser's generate-manual plugin, run on the executable directly:
+  # the plugin only looks at executables written in Swift, and streamplay's is a C front end
+  # (the command runs in libStreamPlayCLI.so).
+  swift build -c release --static-swift-stdlib --product generate-manual >&2
+  pages=$(mktemp -d "${TMPDIR:-/tmp}/streamplay-man.XXXXXX")
+  trap 'rm -rf "$pages"' EXIT
+  .build/release/generate-manual "$binary" --output-directory "$pages"
+  page=$pages/streamplay.1
+  [[ -f $page ]] || { echo "install-completions: generate-manual made no streamplay.1" >&2; exit 1; }
   mkdir -p "$prefix/share/man/man1"
   install -m 644 "$page" "$prefix/share/man/man1/streamplay.1"
   echo "install-completions: $prefix/share/man/man1/streamplay.1"

@@ -50,6 +50,10 @@ CURLcode sp_curl_setopt_long(CURL *handle, CURLoption option, long value) {
     return curl_easy_setopt(handle, option, value);
 }
 
+CURLMcode sp_curl_multi_setopt_long(CURLM *multi, CURLMoption option, long value) {
+    return curl_multi_setopt(multi, option, value);
+}
+
 CURLcode sp_curl_setopt_pointer(CURL *handle, CURLoption option, const void *value) {
     return curl_easy_setopt(handle, option, value);
 }

@@ -1,4 +1,5 @@
 import Foundation
+import StreamPlay
 import Testing
 
 /// The `streamplay` executable, run as a person or a script would run it.
@@ -218,6 +219,40 @@ struct CommandLineTests {
             #expect(result.status != 0, "\(arguments)")
             #expect(!result.stderr.isEmpty)
         }
+    }
+
+    @Test("--version comes from the front end alone; everything else runs in the engine library beside it")
+    func frontEndAndEngine() async throws {
+        let version = try await Self.run(["--version"])
+        #expect(version.status == 0)
+        #expect(version.stdout == StreamPlayVersion.current + "\n")
+        let help = try await Self.run(["--help"])
+        #expect(help.status == 0 && help.stdout.contains("SUBCOMMANDS:"))
+        // The executable without its engine says what it misses.
+        let directory = TestEnvironment.temporaryPath("front-end-alone")
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let alone = directory + "/streamplay"
+        try? FileManager.default.removeItem(atPath: alone)
+        try FileManager.default.copyItem(atPath: Self.executable, toPath: alone)
+        func runAlone(_ argument: String) throws -> (status: Int32, stdout: String, stderr: String) {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: alone)
+            process.arguments = [argument]
+            let out = Pipe(), err = Pipe()
+            process.standardOutput = out
+            process.standardError = err
+            try process.run()
+            let stdout = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            let stderr = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            process.waitUntilExit()
+            return (process.terminationStatus, stdout, stderr)
+        }
+        let versionAlone = try runAlone("--version")
+        #expect(versionAlone.status == 0 && versionAlone.stdout == version.stdout)
+        let helpAlone = try runAlone("--help")
+        #expect(helpAlone.status == 127)
+        #expect(helpAlone.stderr.contains("libStreamPlayCLI.so"))
     }
 
     /// Runs streamplay on a pseudo-terminal, typing `keys` (a pause in seconds, then the key),

@@ -161,6 +161,28 @@ struct CurlLoopTests {
         #expect(received.count == file.count && received == [UInt8](file))
     }
 
+    @Test("a request with a byte limit is cut off on the loop at the chunk that crosses it")
+    func byteLimit() throws {
+        let loop = CurlLoop()
+        let limit = 1000
+        let request = CurlBlockingRequest(try Self.easy("\(try TestEnvironment.http())/cbr-44k-stereo.mp3"),
+                                          byteLimit: limit, loop: loop)
+        var handed = 0
+        let outcome = request.perform(shouldStop: { false }) { bytes, _ in
+            // Takes everything: only the loop's limit can end this request early.
+            handed += bytes.count
+            return true
+        }
+        #expect(outcome.code == CURLE_ABORTED_BY_CALLBACK && outcome.interruption == .refused)
+        #expect(handed <= limit, "\(handed) bytes reached the caller past a limit of \(limit)")
+        #expect(request.pauses == 0, "the body was buffered up to the pause limit before it was cut off")
+
+        let within = CurlBlockingRequest(try Self.easy("\(try TestEnvironment.http())/random.bin"),
+                                         byteLimit: 65536, loop: loop)
+            .perform(shouldStop: { false }) { _, _ in true }
+        #expect(within.code == CURLE_OK && within.interruption == nil, "a body of exactly the limit is whole")
+    }
+
     @Test("a refused body, a stop and a silent server each end a waited-for request as such")
     func interruptions() throws {
         let loop = CurlLoop()

@@ -16,6 +16,7 @@ CURLcode sp_curl_setopt_long(CURL *handle, CURLoption option, long value);
 CURLcode sp_curl_setopt_pointer(CURL *handle, CURLoption option, const void *value);
 CURLcode sp_curl_setopt_data_callback(CURL *handle, CURLoption option, sp_curl_data_callback callback);
 CURLcode sp_curl_setopt_xferinfo_callback(CURL *handle, sp_curl_xferinfo_callback callback);
+CURLMcode sp_curl_multi_setopt_long(CURLM *multi, CURLMoption option, long value);
 
 CURLcode sp_curl_getinfo_long(CURL *handle, CURLINFO info, long *value);
 CURLcode sp_curl_getinfo_offset(CURL *handle, CURLINFO info, curl_off_t *value);

@@ -14,7 +14,7 @@ import Glibc
 /// so that it reads as one transport among others (a test's in-memory transport stands in for
 /// it wherever ``HTTPTransport`` is asked for).
 ///
-/// The requests run on the engine's ``CurlLoop`` (the one thread that drives libcurl for the
+/// The requests run on the engine's `CurlLoop` (the one thread that drives libcurl for the
 /// streams too), so no request ever blocks the Swift cooperative pool, and a cancelled task
 /// stops its transfer at once (the loop is woken, not polled). TLS verification, proxies and
 /// the User-Agent follow the same rules as the engine's streams.
@@ -59,8 +59,9 @@ public final class CurlHTTPClient: HTTPTransport {
     ///   - request: what to send.
     ///   - uploadProgress: called with (bytes sent, bytes to send) while a body goes out, in a
     ///     task of its own (never on the thread that drives the transfers, so it may take its
-    ///     time or wait); while it runs, only the newest figures are kept for its next call.
-    ///     Its last call returns before `send` does.
+    ///     time, but it runs on the shared task pool and must not block a thread); while it
+    ///     runs, only the newest figures are kept for its next call. Its last call returns
+    ///     before `send` does, unless the task was cancelled: then `send` does not wait for it.
     /// - Throws: ``HTTPClientError`` when no response came (network, cancellation).
     public func send(_ request: HTTPRequest,
                      uploadProgress: (@Sendable (_ sent: Int64, _ total: Int64) -> Void)? = nil)
@@ -76,6 +77,7 @@ public final class CurlHTTPClient: HTTPTransport {
         }
         let id = loop.makeID()
         let progress = uploadProgress.map { UploadProgressRelay($0) }
+        let cancellation = Mutex(CancellationState.notAdded)
         let result = await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Result<HTTPResponse, HTTPClientError>, Never>) in
                 let transfer = HTTPTransfer(id: id, request: request, configuration: configuration,
@@ -84,13 +86,32 @@ public final class CurlHTTPClient: HTTPTransport {
                     transfer.complete(.failure(error))
                     return
                 }
-                // A cancellation that came before this line is seen by Task.isCancelled.
-                loop.add(transfer.easy, handler: transfer, id: id, cancelled: Task.isCancelled)
+                // Added under the lock the cancellation handler takes: a cancellation before
+                // this adds it as cancelled, one after cancels it on the loop.
+                cancellation.withEngineLock { state in
+                    loop.add(transfer.easy, handler: transfer, id: id, cancelled: state == .cancelledBeforeAdd)
+                    state = .added
+                }
             }
         } onCancel: {
-            loop.cancel(id)
+            let added = cancellation.withEngineLock { state -> Bool in
+                if state == .notAdded { state = .cancelledBeforeAdd }
+                return state == .added
+            }
+            if added { loop.cancel(id) }
         }
         await progress?.finish()
         return try result.get()
     }
+}
+
+/// Where a request stands for its task's cancellation handler, which may run before, during or
+/// after the request is handed to the loop.
+private enum CancellationState {
+    /// Not on the loop yet, and not cancelled.
+    case notAdded
+    /// Cancelled before it reached the loop: it is added as cancelled.
+    case cancelledBeforeAdd
+    /// On the loop: a cancellation goes there.
+    case added
 }

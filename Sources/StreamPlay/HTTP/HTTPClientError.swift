@@ -11,7 +11,9 @@ public enum HTTPClientError: Error, Sendable, Equatable, CustomStringConvertible
     /// The request could not be made: a URL that is not http(s), a file to upload that
     /// cannot be read.
     case invalidRequest(String)
-    /// The client was shut down while the request was under way.
+    /// The client was shut down while the request was under way. No longer produced: requests
+    /// run on the process-wide transfer loop, which is never shut down. Kept for source
+    /// compatibility until the next release that may break it.
     case shutDown
 
     /// A one-line description.

@@ -193,6 +193,7 @@ final class HTTPTransfer: CurlTransferHandler, @unchecked Sendable {
 /// Carries upload progress from the loop thread to the caller's closure, which runs in a task
 /// of its own: a slow closure must not stall every stream on the loop, and one that waits for
 /// the loop (a `Player.stop()` joins an input thread that waits for it) would never return.
+/// The closure still runs on the shared task pool, so it must not block its thread.
 ///
 /// Only the newest figures are kept while the closure is busy: it hears fewer calls, never
 /// stale ones, and the loop never waits for it.
@@ -218,9 +219,11 @@ final class UploadProgressRelay: Sendable {
         continuation.yield(Figures(sent: sent, total: total))
     }
 
-    /// Ends the reports, once the closure has heard the last figures.
+    /// Ends the reports, once the closure has heard the last figures; at once when the
+    /// calling task is cancelled (a closure that hangs must not hold up a cancelled request).
     func finish() async {
         continuation.finish()
+        if Task.isCancelled { return }
         await delivery.value
     }
 }

@@ -12,7 +12,7 @@ import Synchronization
 /// producer side only while no transfer of its own is on the loop (it waits for the transfer's
 /// end, which the loop publishes under a lock after its last write, before it begins a
 /// generation; it adds the next transfer through the loop's locked inbox after). While a
-/// transfer is paused, the input thread calls ``announceProducerWaiting(for:)`` and reads
+/// transfer is paused, the input thread calls `announceProducerWaiting(for:)` and reads
 /// ``freeSpace``, which store only `producerNeeds` and read the counters.
 ///
 /// A restart of the input (a seek by Range request) must not let bytes of the old request reach

@@ -21,7 +21,7 @@ enum ResourceFetcher {
                             Int((configuration.connectTimeout + configuration.stallTimeout) * 1000))
         var data = Data()
         var overflow = false
-        let outcome = CurlBlockingRequest(easy).perform(shouldStop: shouldStop) { bytes, _ in
+        let outcome = CurlBlockingRequest(easy, byteLimit: limit).perform(shouldStop: shouldStop) { bytes, _ in
             guard data.count + bytes.count <= limit else {
                 overflow = true
                 return false
@@ -29,7 +29,8 @@ enum ResourceFetcher {
             data.append(contentsOf: bytes)
             return true
         }
-        if overflow {
+        // Over the limit: refused here, or cut off by the loop at the chunk that crossed it.
+        if overflow || outcome.interruption == .refused {
             throw .notAudio(url: RedactedURL.describe(url), reason: "playlist larger than \(limit) bytes")
         }
         guard outcome.code == CURLE_OK else {

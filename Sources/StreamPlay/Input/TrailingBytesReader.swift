@@ -47,8 +47,9 @@ enum TrailingBytesReader {
         easy.requestRange(from: totalLength - wanted, through: totalLength - 1)
         sp_curl_setopt_long(easy.handle, CURLOPT_TIMEOUT_MS, Int(min(configuration.connectTimeout, timeout) * 1000))
         var data: [UInt8] = []
-        let outcome = CurlBlockingRequest(easy).perform(shouldStop: shouldStop) { bytes, _ in
-            // More than the range asked for: the server ignored it. Stop before the body comes.
+        let outcome = CurlBlockingRequest(easy, byteLimit: wanted).perform(shouldStop: shouldStop) { bytes, _ in
+            // More than the range asked for: the server ignored it (the byte limit cuts the
+            // transfer off on the loop thread; this check keeps the tag exact regardless).
             guard data.count + bytes.count <= wanted else { return false }
             data.append(contentsOf: bytes)
             return true

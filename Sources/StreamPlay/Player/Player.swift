@@ -24,6 +24,9 @@ public final class Player: Sendable {
         var queue = Queue()
         var sink: (any AudioSink)?
         var volume = 1.0
+        /// The events the queue decided on and no thread has sent yet, in the order of its
+        /// decisions (see ``deliverEvents()``).
+        var undelivered: [PlayerEvent] = []
     }
 
     /// The configuration the player was made with.
@@ -31,8 +34,16 @@ public final class Player: Sendable {
     private let core = Mutex(Core())
     /// Fans events out to every ``events`` stream.
     private let hub = Broadcaster<PlayerEvent>(buffered: 1024)
+    /// Held while events go out, so that they go out in the order they were decided in; its
+    /// value counts the events sent.
+    ///
+    /// Not a `Mutex<Void>`, and declared before `commandLock`: a lock's empty value has the
+    /// address of whatever follows it, and ThreadSanitizer takes an access to that value for an
+    /// access to the next lock's word (a false race between a command and a delivery).
+    private let deliveryLock = Mutex(0)
     /// Held through the commands that stop sessions, so that two of them never interleave (each
     /// joins threads, which must not happen with `core` held). Engine threads never take it.
+    /// The last stored property: see `deliveryLock`.
     private let commandLock = Mutex(())
 
     /// Creates a player. Nothing connects or starts until the first play.
@@ -288,6 +299,7 @@ public final class Player: Sendable {
             }
             let closing = actions.contains { if case .closeSink = $0 { true } else { false } }
             core.sink = closing ? nil : sink
+            for case .send(let event) in actions { core.undelivered.append(event) }
             return (result, actions, sink, core.volume)
         }
         for action in actions {
@@ -298,12 +310,30 @@ public final class Player: Sendable {
             case .start(let session): session.start()
             case .activate(let session): session.activate()
             case .closeSink: sink?.close()
-            case .send(let event): hub.send(event)
+            case .send: deliverEvents()
             case .completeSwitch(let index, let startTime):
                 run { $0.completeSwitch(to: index, startTime: startTime, make: $1) }
             }
         }
         return result
+    }
+
+    /// Sends every event decided so far and not yet sent, in the order of the decisions.
+    ///
+    /// Decisions are taken in order under the `core` lock, but their actions run after it, on
+    /// whichever thread took them: a session that fails on its own thread the moment it is
+    /// promoted would otherwise report the next item as current before the thread that
+    /// promoted it reported that one. So a decision's events are queued under the lock, and
+    /// the first thread to reach a `.send` sends all that are queued, its own and any later.
+    private func deliverEvents() {
+        deliveryLock.withEngineLock { sent in
+            let events = core.withEngineLock { core in
+                defer { core.undelivered = [] }
+                return core.undelivered
+            }
+            for event in events { hub.send(event) }
+            sent += events.count
+        }
     }
 
     /// A session for a queue item, on the shared sink; starts nothing.

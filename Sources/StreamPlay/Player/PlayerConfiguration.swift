@@ -1,3 +1,4 @@
+import CStreamPlayVersion
 import Logging
 
 /// Everything a ``Player`` can be tuned with. The defaults suit a desktop player on a normal link.
@@ -89,6 +90,7 @@ public struct ReconnectPolicy: Sendable, Equatable {
 
 /// The version of the StreamPlay library.
 public enum StreamPlayVersion {
-    /// Semantic version string.
-    public static let current = "0.1.0"
+    /// Semantic version string (`STREAMPLAY_VERSION` of the C header the `streamplay` front end
+    /// prints it from).
+    public static let current: String = STREAMPLAY_VERSION
 }

@@ -17,7 +17,7 @@ final class CurlBlockingRequest: CurlTransferHandler, @unchecked Sendable {
         case stopped
         /// No byte came for the stall timeout.
         case stalled
-        /// `onBody` refused bytes.
+        /// `onBody` refused bytes, or the body went over the request's byte limit.
         case refused
     }
 
@@ -46,18 +46,28 @@ final class CurlBlockingRequest: CurlTransferHandler, @unchecked Sendable {
         var end: CurlTransferEnd?
         /// How many times the loop paused the transfer, for the tests.
         var pauses = 0
+        /// Body bytes the loop took so far, against ``byteLimit``.
+        var received = 0
+        /// Set when the body went over ``byteLimit`` and the loop aborted the transfer.
+        var overLimit = false
     }
 
     /// The request's handle: the loop thread's while the request runs, the caller's before and
     /// after (its status, for the error of a failure).
     let easy: CurlEasy
     private let loop: CurlLoop
+    /// The most body bytes the request may bring (`nil`: no limit). Checked on the loop
+    /// thread, so that a response over it is cut off at the chunk that crosses it rather
+    /// than after a buffer's worth: a server that ignores a Range request and sends a whole
+    /// file, a playlist that is not one.
+    let byteLimit: Int?
     private let state = Mutex(State())
     private let wake = ThreadSignal()
 
     /// A request for `easy`, whose options the caller has set.
-    init(_ easy: CurlEasy, loop: CurlLoop = .shared) {
+    init(_ easy: CurlEasy, byteLimit: Int? = nil, loop: CurlLoop = .shared) {
         self.easy = easy
+        self.byteLimit = byteLimit
         self.loop = loop
     }
 
@@ -94,6 +104,7 @@ final class CurlBlockingRequest: CurlTransferHandler, @unchecked Sendable {
                 lastActivity = .now
             }
             if let end {
+                if state.withEngineLock({ $0.overLimit }) { interruption = interruption ?? .refused }
                 guard case .finished(let code) = end, interruption == nil else {
                     return Outcome(code: CURLE_ABORTED_BY_CALLBACK, interruption: interruption ?? .stopped)
                 }
@@ -121,6 +132,10 @@ final class CurlBlockingRequest: CurlTransferHandler, @unchecked Sendable {
         // Loop thread: the handle is the loop's now.
         let status = easy.responseCode
         let answer = state.withEngineLock { state -> CurlDataAnswer in
+            if let byteLimit, state.received + bytes.count > byteLimit {
+                state.overLimit = true
+                return .abort
+            }
             if state.buffered > 0 && state.buffered + bytes.count > Self.bufferLimit {
                 state.paused = true
                 state.pauses += 1
@@ -128,6 +143,7 @@ final class CurlBlockingRequest: CurlTransferHandler, @unchecked Sendable {
             }
             state.chunks.append((status, [UInt8](bytes)))
             state.buffered += bytes.count
+            state.received += bytes.count
             return .take
         }
         wake.signal()

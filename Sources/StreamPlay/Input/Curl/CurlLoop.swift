@@ -82,6 +82,12 @@ final class CurlLoop: @unchecked Sendable {
     init() {
         _ = CurlRequest.globalInit
         multi = curl_multi_init()!
+        // No HTTP/2 multiplexing: the transfers of one host get connections of their own (and
+        // reuse them one after another), as when each input had its own multi handle. A stream
+        // that stays paused for a full ring must not hold up a playlist, a segment or an API
+        // call to the same host on a shared connection, where libcurl also buffers a paused
+        // stream's data without a bound.
+        sp_curl_multi_setopt_long(multi, CURLMOPT_PIPELINING, Int(CURLPIPE_NOTHING))
     }
 
     deinit {
@@ -134,7 +140,8 @@ final class CurlLoop: @unchecked Sendable {
 
     /// Ends transfer `id`, if it has not ended: its handler hears ``CurlTransferEnd/cancelled``
     /// on the loop thread (or the result libcurl had already reached). From this call on, the
-    /// handler is handed no more body bytes. Any thread, the loop's included.
+    /// handler is handed no more body bytes, besides those of a callback already under way.
+    /// Any thread, the loop's included.
     func cancel(_ id: Int) {
         inbox.withEngineLock { inbox in
             // Raised before the wake-up: a `curl_multi_perform` under way stops taking bytes.

@@ -1,8 +1,12 @@
 import ArgumentParser
+import Dispatch
 import StreamPlay
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// `streamplay`: plays URLs, files and service links; signs in to the services.
-@main
 struct StreamPlayCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "streamplay",
@@ -17,4 +21,24 @@ struct StreamPlayCommand: AsyncParsableCommand {
         subcommands: [PlayCommand.self, LoginCommand.self, LogoutCommand.self, WhoamiCommand.self, ResolveCommand.self],
         defaultSubcommand: PlayCommand.self
     )
+}
+
+/// The command's entry point, which the `streamplay` executable (a C front end that answers
+/// `--version` alone) finds with `dlsym` after loading this library. It runs the command with
+/// `argv[1...]` as an `@main` command would, and does not return: the process exits with the
+/// command's status.
+/// - Parameters:
+///   - argc: the number of arguments, the program's name included.
+///   - argv: the arguments, `argv[0]` being the program's name.
+/// - Returns: never; the command exits the process.
+@_cdecl("streamplay_main")
+public func streamplayMain(_ argc: Int32, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>) -> Int32 {
+    let arguments = (1..<max(Int(argc), 1)).map { String(cString: argv[$0]!) }
+    // As an async `@main` does: the command runs in a task, the main queue is drained, and the
+    // process exits when the command is done (ArgumentParser exits itself on an error).
+    Task { @MainActor in
+        await StreamPlayCommand.main(arguments)
+        ProcessExit.exit(0)
+    }
+    dispatchMain()
 }

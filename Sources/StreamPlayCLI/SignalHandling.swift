@@ -17,7 +17,7 @@ enum SignalHandling {
                 keys?.stop()
                 player.stop()
                 if Terminal.isInteractive { StandardStream.output("\n") }
-                exit(128 + signalNumber)
+                ProcessExit.exit(128 + signalNumber)
             }
             source.resume()
             sources.append(source)

@@ -1,0 +1,3 @@
+#include "streamplay_version.h"
+
+const char streamplay_version[] = STREAMPLAY_VERSION;
