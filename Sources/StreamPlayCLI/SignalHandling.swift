@@ -14,6 +14,8 @@ enum SignalHandling {
             signal(signalNumber, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: .global())
             source.setEventHandler {
+                // Claimed first: the stop below lets the command finish and exit on its own.
+                ProcessExit.claim(128 + signalNumber)
                 keys?.stop()
                 player.stop()
                 if Terminal.isInteractive { StandardStream.output("\n") }

@@ -255,6 +255,31 @@ struct CommandLineTests {
         #expect(helpAlone.stderr.contains("libStreamPlayCLI.so"))
     }
 
+    @Test("SIGTERM and Ctrl-C (SIGINT) while playing: exit 143 and 130, never the status of the play the stop ends")
+    func signalExitStatus() async throws {
+        let url = "\(try TestEnvironment.http())/slow/cbr-44k-stereo.mp3"
+        // Several rounds: the handler's exit and the exit of the command its stop lets finish
+        // race, and the signal's status must win every time.
+        for (signalNumber, expected) in [(SIGTERM, Int32(143)), (SIGINT, 130), (SIGTERM, 143), (SIGINT, 130)] {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: Self.executable)
+            process.arguments = ["--output", "null", url]
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = FileHandle.nullDevice
+            process.standardInput = FileHandle.nullDevice
+            try process.run()
+            try await Task.sleep(for: .milliseconds(700))
+            #expect(process.isRunning, "the play ended before the signal")
+            kill(process.processIdentifier, signalNumber)
+            let deadline = Date().addingTimeInterval(10)
+            while process.isRunning && Date() < deadline { try await Task.sleep(for: .milliseconds(20)) }
+            if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+            process.waitUntilExit()
+            #expect(process.terminationReason == .exit && process.terminationStatus == expected,
+                    "signal \(signalNumber): \(process.terminationReason) \(process.terminationStatus)")
+        }
+    }
+
     /// Runs streamplay on a pseudo-terminal, typing `keys` (a pause in seconds, then the key),
     /// and returns what it printed, then a last line "exit=STATUS quit=SECONDS" (the time from
     /// the last key to the exit).

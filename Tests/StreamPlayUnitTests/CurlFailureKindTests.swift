@@ -67,6 +67,16 @@ struct CurlFailureKindTests {
         }
     }
 
+    @Test("a transport's reason that quotes the URL reaches the error without its secrets")
+    func reasonRedacted() {
+        let url = "https://user:secret@cdn.example/a.mp3?signature=token"
+        for kind in [CurlFailureKind.connectFailed, .connectionBroken, .tls, .other] {
+            let failure = MediaTransferFailure(kind: kind, reason: "reset while reading \(url)")
+            let error = CurlRequest.error(for: failure, status: 0, url: url, received: 10, connectTimeout: 7)
+            #expect(!"\(error)".contains("secret") && !"\(error)".contains("?signature=token"), "\(error)")
+        }
+    }
+
     @Test("a broken connection is lost once bytes came, and failed before")
     func brokenConnection() {
         #expect(Self.error(CURLE_PARTIAL_FILE, received: 0).code == .connectionFailed)

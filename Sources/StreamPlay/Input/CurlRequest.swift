@@ -95,8 +95,13 @@ enum CurlRequest {
     ///     never worked.
     static func error(for failure: MediaTransferFailure, status: Int, url: String, received: Int,
                       connectTimeout: Double) -> PlayerError {
-        let reason = failure.reason
         let redacted = RedactedURL.describe(url)
+        // A transport's own words (any transport's, not only libcurl's) may quote the URL:
+        // its credentials, query and fragment never reach an error.
+        var reason = failure.reason.replacing(url, with: redacted)
+        if let query = url.firstIndex(where: { $0 == "?" || $0 == "#" }), url.index(after: query) < url.endIndex {
+            reason = reason.replacing(url[query...], with: "")
+        }
         switch failure.kind {
         case .httpStatus:
             return .httpStatus(code: status, url: redacted)

@@ -17,8 +17,11 @@ struct ResponseHeaders: Equatable {
     var metadataInterval: Int?
     /// `Content-Type`, as sent.
     var contentType: String?
-    /// `Content-Length`: the bytes of this response's body.
+    /// `Content-Length`: the bytes of this response's body; `nil` for a chunked body, whose
+    /// length HTTP/1.1 says to ignore (as libcurl does).
     var contentLength: Int?
+    /// `Transfer-Encoding: chunked` was sent.
+    private var isChunked = false
 
     /// What a transport's response head says.
     init(_ head: MediaResponseHead) {
@@ -50,7 +53,12 @@ struct ResponseHeaders: Equatable {
         case "content-type":
             contentType = value
         case "content-length":
-            contentLength = Int(value).flatMap { $0 >= 0 ? $0 : nil }
+            contentLength = isChunked ? nil : Int(value).flatMap { $0 >= 0 ? $0 : nil }
+        case "transfer-encoding":
+            if value.lowercased().contains("chunked") {
+                isChunked = true
+                contentLength = nil
+            }
         case "retry-after":
             retryAfter = Double(value).flatMap { $0.isFinite && $0 >= 0 ? $0 : nil }
         case "content-range":

@@ -16,7 +16,9 @@ public struct MediaTransferFailure: Sendable, Equatable {
     /// that breaks a connection mid-body reports ``CurlFailureKind/connectionBroken``, as
     /// libcurl does for a body shorter than its `Content-Length`.
     public var kind: CurlFailureKind
-    /// A readable reason, for the error the listener may hear.
+    /// A readable reason, for the error the listener may hear. The engine removes the
+    /// request's URL, credentials and query from it, should it quote them, but a transport
+    /// should not quote request headers (they may carry tokens).
     public var reason: String
 
     /// A failure of `kind`, for `reason`.

@@ -22,12 +22,16 @@ public protocol MediaTransport: Sendable {
 }
 
 /// A running transfer of a ``MediaTransport``, as its input steers it. Both calls come from any
-/// thread, return at once, and are harmless once the transfer has ended.
+/// thread, must not wait for anything but a receiver's call under way, and are harmless once
+/// the transfer has ended.
 public protocol MediaTransferControl: Sendable {
     /// Goes on after the receiver answered ``MediaBodyAnswer/pause``: the bytes it did not
     /// take are handed again.
     func resume()
-    /// Ends the transfer: no more body bytes are handed from this call on, and the receiver
-    /// hears ``MediaTransferEnd/cancelled`` (or the end the transfer had already reached).
+    /// Ends the transfer: no more body bytes are handed after this returns (a
+    /// ``MediaTransferReceiver/receiveBody(_:)`` call already under way may finish), and the
+    /// receiver hears ``MediaTransferEnd/cancelled`` (or the end the transfer had already
+    /// reached). A transfer ends as cancelled only when asked to: the input treats any other
+    /// end by what it says.
     func cancel()
 }
