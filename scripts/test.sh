@@ -20,6 +20,7 @@ status=1
 # shellcheck disable=SC2317  # reached through the EXIT trap
 cleanup() {
   bash "$root/scripts/test-servers.sh" stop "$tmp" || true
+  summarize_failures
   if [[ $status -eq 0 && ${STREAMPLAY_KEEP_TEST_DIR:-0} != 1 ]]; then
     rm -rf "$tmp"
   else
@@ -27,6 +28,29 @@ cleanup() {
   fi
 }
 trap cleanup EXIT
+
+# The failed tests of every pass, repeated at the very end: a CI log is often read from its
+# tail, and the passes print thousands of lines before their verdict.
+summarize_failures() {
+  [[ -s "$tmp/failures.log" ]] || return 0
+  echo "test.sh: failed tests (each pass's log is in $tmp):" >&2
+  head -n 40 "$tmp/failures.log" | cut -c1-400 >&2
+}
+# Runs `swift test` with the given arguments, its output also kept in $tmp/NAME.log; the
+# failed tests' lines are added to $tmp/failures.log. Returns swift test's status. Called with
+# errexit off (its callers turn it off around the passes).
+run_tests() {
+  local name=$1
+  shift
+  swift test "$@" 2>&1 | tee "$tmp/$name.log"
+  local result=${PIPESTATUS[0]}
+  if [[ $result -ne 0 ]]; then
+    echo "[$name]" >> "$tmp/failures.log"
+    grep -E '✘ Test .*(recorded an issue|failed)|error: |Fatal error|ThreadSanitizer|AddressSanitizer|LeakSanitizer' \
+      "$tmp/$name.log" | grep -v '✘ Test run with' >> "$tmp/failures.log" || true
+  fi
+  return "$result"
+}
 
 # --owner-pid: should this script be killed outright, the servers stop by themselves.
 MEDIA_DIR="$root/.build-media" bash scripts/test-servers.sh start "$tmp" --owner-pid $$
@@ -44,7 +68,7 @@ echo "tools: $(mpg123 --version 2>&1 | head -n1); $(nginx -v 2>&1 | head -n1);" 
 # The CLI tests run the streamplay executable, which `swift test` alone does not build.
 swift build
 set +e
-swift test --no-parallel "$@"
+run_tests plain --no-parallel "$@"
 status=$?
 set -e
 
@@ -88,7 +112,7 @@ if [[ $status -eq 0 && ${STREAMPLAY_SANITIZERS:-1} == 1 && $# -eq 0 ]]; then
     set +e
     LSAN_OPTIONS="suppressions=$root/.ci/lsan-suppressions.txt" \
       TSAN_OPTIONS="halt_on_error=1" \
-      swift test --no-parallel --sanitize="$sanitizer" --scratch-path ".build-$sanitizer" \
+      run_tests "$sanitizer" --no-parallel --sanitize="$sanitizer" --scratch-path ".build-$sanitizer" \
       --skip 'CommandLineTests|commandLineTitle|commandLineRedaction|AppTokenProcessTests|LongStreamTests|SoundServerRestartTests|FFmpegRebufferTests'
     status=$?
     set -e
