@@ -50,8 +50,8 @@ struct FFmpegRebufferTests {
 
         // The waits are cut out of the recording; the track's own silences are cut out of the
         // reference the same way, so that both hold the same audio.
-        let heard = Self.withoutSilentRuns(recording, channels: reference.channels)
-        let expected = ReferenceAudio(reference, samples: Self.withoutSilentRuns(reference.samples, channels: reference.channels))
+        let heard = PCM.withoutSilentRuns(recording, channels: reference.channels, atLeast: Self.silentRun)
+        let expected = ReferenceAudio(reference, samples: PCM.withoutSilentRuns(reference.samples, channels: reference.channels, atLeast: Self.silentRun))
         let comparison = MonitorComparison(recording: heard, reference: expected)
         #expect(comparison.aligned, "\(file): the track was not found in the recording")
         // The last few milliseconds of a track are missing from the monitor's recording here
@@ -62,26 +62,6 @@ struct FFmpegRebufferTests {
                 "\(file): the recording ends \(missing) frames before the track does")
         #expect(comparison.mismatchedFrames == 0, "\(file): \(comparison.mismatchedFrames) frames differ from ffmpeg's decode")
         #expect(comparison.silentLead <= 4410, "\(file): \(comparison.silentLead) frames lost at the start")
-    }
-
-    /// The recording without its runs of silence at least ``silentRun`` frames long: the waits.
-    static func withoutSilentRuns(_ samples: [Int16], channels: Int) -> [Int16] {
-        var kept: [Int16] = []
-        kept.reserveCapacity(samples.count)
-        var run: [Int16] = []
-        var frame = 0
-        while (frame + 1) * channels <= samples.count {
-            let slice = samples[(frame * channels)..<((frame + 1) * channels)]
-            if slice.allSatisfy({ $0 == 0 }) {
-                run.append(contentsOf: slice)
-            } else {
-                if run.count / channels < silentRun { kept.append(contentsOf: run) }
-                run.removeAll(keepingCapacity: true)
-                kept.append(contentsOf: slice)
-            }
-            frame += 1
-        }
-        return kept
     }
 }
 

@@ -68,10 +68,26 @@ struct SoundServerRestartTests {
                                   "the audio after the restart is not the track") - 4410
         #expect(Double(landed) / 44100 <= heardFrom + 0.2, "heard \(Double(landed) / 44100) s, the position said \(heardFrom) s")
         #expect(Double(landed) / 44100 >= killedAt - 0.3, "heard \(Double(landed) / 44100) s after the restart, stopped at \(killedAt) s")
-        let rest = PlaybackControlTests.stretchLength(recording, from: first, track: landed, reference: reference)
-        #expect(landed + rest == reference.frameCount,
-                "the track after the restart stops at frame \(landed + rest) of \(reference.frameCount); stretches (recording frame, track frame): \(SeekTests.segments(of: recording, in: reference).map { "\($0.output)→\($0.track)" }), first sound at \(first), killed at \(killedAt) s")
+        // From there on, the rest of the track and nothing else. A sound server on a loaded
+        // machine may run dry for a moment after the restart, and what it plays then is
+        // silence, with nothing lost: runs of silence are cut out of both sides first.
+        let heard = PCM.withoutSilentRuns(recording[(first * 2)...], channels: 2, atLeast: FFmpegRebufferTests.silentRun)
+        let expected = PCM.withoutSilentRuns(reference.samples[(landed * 2)...], channels: 2, atLeast: FFmpegRebufferTests.silentRun)
+        let exact = PCM.commonPrefixFrames(heard, expected, channels: 2)
+        // Bit for bit as far as the server keeps it so. PipeWire, once in about six runs here,
+        // stops doing so seconds after its restart and for the rest of the play, with no silence
+        // and no shift; what it then plays is still held against the track at the same place:
+        // audio lost or repeated would misalign the two and score near 0 dB.
+        let tail = PCM.signalToNoise(heard.dropFirst(exact * 2), expected.dropFirst(exact * 2))
+        let silences = (recording.count - (first * 2) - heard.count) / 2
+        #expect(heard.count >= expected.count && (exact == expected.count / 2 || tail >= Self.alteredTailSignalToNoise),
+                "after the restart: \(exact) frames exact, then \(expected.count / 2 - exact) frames at \(tail) dB (gain \(PCM.gain(heard.dropFirst(exact * 2), expected.dropFirst(exact * 2)))); heard \(heard.count / 2) of \(expected.count / 2) frames, \(silences) frames of silence cut out; stretches (recording frame, track frame): \(SeekTests.segments(of: recording, in: reference).map { "\($0.output)→\($0.track)" }), first sound at \(first), killed at \(killedAt) s")
     }
+
+    /// How closely audio that a sound server altered after its restart must still follow the
+    /// track, in dB (``PCM/signalToNoise(_:_:)``): rounding or a gain a hair from 1 scores far
+    /// above it, the track a frame off near 0 dB.
+    static let alteredTailSignalToNoise = 40.0
 
     @Test("the server does not come back within the timeout: soundServerUnavailable, promptly",
           arguments: SoundServer.all)

@@ -63,6 +63,17 @@ enum PCM {
         return noise == 0 ? .infinity : 10 * log10(signal / noise)
     }
 
+    /// The gain that best maps `reference` onto `output` (least squares): 1 for the same audio
+    /// at the same level.
+    static func gain(_ output: ArraySlice<Int16>, _ reference: ArraySlice<Int16>) -> Double {
+        var cross = 0.0, power = 0.0
+        for (got, expected) in zip(output, reference) {
+            cross += Double(got) * Double(expected)
+            power += Double(expected) * Double(expected)
+        }
+        return power == 0 ? 0 : cross / power
+    }
+
     /// Where (in frames) `needle` first occurs exactly in `haystack`, searching from frame `from`.
     static func find(_ needle: ArraySlice<Int16>, in haystack: [Int16], channels: Int, from: Int = 0) -> Int? {
         guard !needle.isEmpty, needle.count <= haystack.count else { return nil }
@@ -90,6 +101,35 @@ enum PCM {
         let end = start + windowFrames * channels
         guard end <= recording.count else { return nil }
         return find(recording[start..<end], in: reference, channels: channels)
+    }
+
+    /// `samples` without its runs of exact silence at least `atLeast` frames long: a rebuffer's
+    /// wait, or a sound server that ran dry, cut out so that what remains can be held against a
+    /// reference sample for sample.
+    static func withoutSilentRuns(_ samples: some Collection<Int16>, channels: Int, atLeast: Int) -> [Int16] {
+        let samples = Array(samples)
+        var kept: [Int16] = []
+        kept.reserveCapacity(samples.count)
+        var run: [Int16] = []
+        var frame = 0
+        while (frame + 1) * channels <= samples.count {
+            let slice = samples[(frame * channels)..<((frame + 1) * channels)]
+            if slice.allSatisfy({ $0 == 0 }) {
+                run.append(contentsOf: slice)
+            } else {
+                if run.count / channels < atLeast { kept.append(contentsOf: run) }
+                run.removeAll(keepingCapacity: true)
+                kept.append(contentsOf: slice)
+            }
+            frame += 1
+        }
+        return kept
+    }
+
+    /// How many frames from the start `output` and `reference` agree, sample for sample.
+    static func commonPrefixFrames(_ output: [Int16], _ reference: [Int16], channels: Int) -> Int {
+        let samples = zip(output, reference).prefix { $0 == $1 }.count
+        return samples / channels
     }
 
     /// The first frame from `from` on whose samples are not all zero.
