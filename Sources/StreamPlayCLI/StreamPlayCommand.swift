@@ -35,10 +35,25 @@ struct StreamPlayCommand: AsyncParsableCommand {
 public func streamplayMain(_ argc: Int32, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>) -> Int32 {
     let arguments = (1..<max(Int(argc), 1)).map { String(cString: argv[$0]!) }
     // As an async `@main` does: the command runs in a task, the main queue is drained, and the
-    // process exits when the command is done (ArgumentParser exits itself on an error).
+    // process exits when the command is done. Every exit, an error's included, goes through
+    // ProcessExit, so that a signal's claimed status is the one the process ends with.
     Task { @MainActor in
-        await StreamPlayCommand.main(arguments)
-        ProcessExit.exit(0)
+        do {
+            var command = try StreamPlayCommand.parseAsRoot(arguments)
+            if var asyncCommand = command as? AsyncParsableCommand {
+                try await asyncCommand.run()
+            } else {
+                try command.run()
+            }
+            ProcessExit.exit(0)
+        } catch {
+            let status = StreamPlayCommand.exitCode(for: error)
+            let message = StreamPlayCommand.fullMessage(for: error)
+            if !message.isEmpty {
+                if status.isSuccess { print(message) } else { StandardStream.error(message + "\n") }
+            }
+            ProcessExit.exit(status.rawValue)
+        }
     }
     dispatchMain()
 }
