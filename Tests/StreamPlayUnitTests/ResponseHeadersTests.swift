@@ -31,4 +31,14 @@ struct ResponseHeadersTests {
         let headers = Self.parse(["HTTP/1.1 503 Busy", "Content-Length: -4", "Retry-After: nan", "icy-metaint: 0"])
         #expect(headers.contentLength == nil && headers.retryAfter == nil && headers.metadataInterval == nil)
     }
+
+    @Test("a transport's head is taken field by field: a field named like a status line starts no new block")
+    func headFieldsAreFields() {
+        let head = MediaResponseHead(status: 206, headers: HTTPHeaders([
+            (name: "Content-Range", value: "bytes 0-99/1000"), (name: "HTTP/1.1 200 OK", value: "x"),
+            (name: "Accept-Ranges", value: " bytes "), (name: "Retry-After", value: "2")]))
+        let headers = ResponseHeaders(head)
+        #expect(headers.statusCode == 206 && headers.contentRangeTotal == 1000)
+        #expect(headers.acceptsRanges && headers.retryAfter == 2)
+    }
 }

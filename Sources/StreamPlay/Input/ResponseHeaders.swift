@@ -25,7 +25,8 @@ struct ResponseHeaders: Equatable {
 
     /// What a transport's response head says.
     init(_ head: MediaResponseHead) {
-        for (name, value) in head.headers { consume("\(name): \(value)") }
+        // Each field taken as a field: a name that looks like a status line is not one.
+        for (name, value) in head.headers { consume(name: name.trimmingWhitespace(), value: value.trimmingWhitespace()) }
         statusCode = head.status
     }
 
@@ -43,9 +44,12 @@ struct ResponseHeaders: Equatable {
             return
         }
         guard let colon = line.firstIndex(of: ":") else { return }
-        let name = line[..<colon].lowercased()
-        let value = line[line.index(after: colon)...].trimmingWhitespace()
-        switch name {
+        consume(name: String(line[..<colon]), value: line[line.index(after: colon)...].trimmingWhitespace())
+    }
+
+    /// Takes one header field.
+    private mutating func consume(name: String, value: String) {
+        switch name.lowercased() {
         case "accept-ranges":
             acceptsRanges = value.lowercased().contains("bytes")
         case "icy-metaint":
