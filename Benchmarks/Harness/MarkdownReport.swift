@@ -103,7 +103,9 @@ enum MarkdownReport {
     static func targetTable(_ targets: [Target]) -> [String] {
         var lines = ["| Target | Ratio | Limit | Met |", "|---|---|---|---|"]
         for target in targets {
-            lines.append("| \(target.title): \(target.subject) ÷ \(target.reference) | \(ratioCell(target.ratio)) | ≤ \(String(format: "%.2f", target.limit)) | \(target.verdict) |")
+            // A ratio of two figures of one subject says in its title what it divides.
+            let title = target.referenceMetric == nil ? "\(target.title): \(target.subject) ÷ \(target.reference)" : target.title
+            lines.append("| \(title) | \(ratioCell(target.ratio)) | ≤ \(String(format: "%.2f", target.limit)) | \(target.verdict) |")
         }
         return lines
     }
