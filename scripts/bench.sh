@@ -8,10 +8,10 @@
 # release mode and runs the comparison harness, then the library's micro-benchmarks
 # (`swift package benchmark`, ordo-one/benchmark).
 #
-# A full run writes Benchmarks/results/results.json, results.md and micro.md (all replaced), and
-# the format scenario's formats.json and formats.md: a run that leaves out the format scenario
-# leaves those as they were, and one of the format scenario alone leaves results.json and
-# results.md.
+# A full run writes Benchmarks/results/results.json, results.md and micro.md (all replaced), the
+# format scenario's formats.json and formats.md, and the scale scenario's scale.json and
+# scale.md: a run that leaves out the format (or scale) scenario leaves its files as they were,
+# and one of those scenarios alone leaves results.json and results.md.
 # --smoke is a quick check that every scenario works (small files, one round): it writes into
 # the temporary directory instead, never over the committed results, and prints the Markdown
 # at the end. Further arguments go to streamplay-bench (e.g. --rounds 3, --scenarios seek).
@@ -111,7 +111,8 @@ swift build -c release --static-swift-stdlib --product streamplay-bench
 
 .build/release/streamplay-bench --media "$media" --streamplay .build/release/streamplay \
   --json "$out/results.json" --markdown "$out/results.md" --summary "$out/summary.md" \
-  --formats-json "$out/formats.json" --formats-markdown "$out/formats.md" "${smoke_args[@]}" \
+  --formats-json "$out/formats.json" --formats-markdown "$out/formats.md" \
+  --scale-json "$out/scale.json" --scale-markdown "$out/scale.md" "${smoke_args[@]}" \
   --command-line "$command_line" "${args[@]}"
 
 # The micro-benchmarks read the media through STREAMPLAY_BENCH_MEDIA (bench-media.json). The
@@ -145,7 +146,7 @@ PY
 fi
 
 if [[ $smoke -eq 1 ]]; then
-  for report in results.md formats.md; do
+  for report in results.md formats.md scale.md; do
     if [[ -f $out/$report ]]; then
       echo
       cat "$out/$report"

@@ -8,7 +8,8 @@ struct BenchCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "streamplay-bench",
         abstract: "Measures StreamPlay against mpg123, mpv, ffplay and GStreamer on this machine.",
-        subcommands: [RunCommand.self, RenderCommand.self, MemoryGrowthCommand.self, DecodeCommand.self],
+        subcommands: [RunCommand.self, RenderCommand.self, MemoryGrowthCommand.self, DecodeCommand.self,
+                      ScaleCommand.self],
         defaultSubcommand: RunCommand.self
     )
 }
@@ -37,6 +38,12 @@ struct RunCommand: ParsableCommand {
 
     @Option(help: "Where to write the format scenario's results as a Markdown report.")
     var formatsMarkdown: String?
+
+    @Option(help: "Where to write the scale scenario's results as JSON, apart from the others (with --scale-markdown; without both, they join the others).")
+    var scaleJson: String?
+
+    @Option(help: "Where to write the scale scenario's results as a Markdown report.")
+    var scaleMarkdown: String?
 
     @Option(help: "Rounds of each scenario (at least 7 for figures worth quoting).")
     var rounds: Int?
@@ -83,31 +90,39 @@ struct RunCommand: ParsableCommand {
             versions: versions,
             skipped: context.missing.map { "\($0.rawValue): \($0.program ?? "it") is not installed" },
             scenarios: [], notes: [])
-        // The format scenario's results go to files of their own when given, so that running it
-        // alone leaves the other scenarios' results as they were (and the other way round).
-        var formatsReport = report
-        let ran = Scenarios.all.filter { chosen?.contains($0.key) ?? true }
-        let separateFormats = formatsJson != nil && formatsMarkdown != nil
-        if separateFormats {
-            // Each report names the programs it measured.
-            formatsReport.versions = versions.filter { $0.key != Subject.mpg123.rawValue && $0.key != Subject.pacatFloor.rawValue }
-            report.versions[Subject.ffmpegDecode.rawValue] = nil
+        // The format and scale scenarios' results go to files of their own when given, so that
+        // running one alone leaves the other scenarios' results as they were (and the other way
+        // round).
+        let apartPaths = separatePaths()
+        var apart: [String: BenchReport] = [:]
+        for key in apartPaths.keys {
+            var own = report
+            // Each report names the programs it measured: the format scenario no mpg123 or
+            // pacat, the scale scenario only the library (and so skips no peer either).
+            if key == Scale.key {
+                own.versions = [:]
+                own.skipped = []
+            } else {
+                own.versions = versions.filter { $0.key != Subject.mpg123.rawValue && $0.key != Subject.pacatFloor.rawValue }
+            }
+            apart[key] = own
         }
-        let isFormats = { (key: String) in separateFormats && key == FormatScenario.key }
-        let writesMain = ran.contains { !isFormats($0.key) }
-        let writesFormats = ran.contains { isFormats($0.key) }
+        if apartPaths[FormatScenario.key] != nil { report.versions[Subject.ffmpegDecode.rawValue] = nil }
+        let ran = Scenarios.all.filter { chosen?.contains($0.key) ?? true }
+        let writesMain = ran.contains { apartPaths[$0.key] == nil }
+        let writesApart = ran.map { $0.key }.filter { apartPaths[$0] != nil }
         for scenario in ran {
             let started = MonotonicClock.now()
             log("\(scenario.key): \(roundCount) round(s)")
             let results = try scenario.run(context)
             for result in results {
                 result.summarise()
-                if isFormats(scenario.key) { formatsReport.scenarios.append(result) } else { report.scenarios.append(result) }
+                if apart[scenario.key] != nil { apart[scenario.key]?.scenarios.append(result) } else { report.scenarios.append(result) }
             }
             log(String(format: "%@: done in %.0f s", scenario.key, MonotonicClock.now() - started))
             // Partial results survive a later failure.
             if writesMain { try write(report) }
-            if writesFormats { try writeFormats(formatsReport) }
+            for key in writesApart { try writeApart(apart[key]!, to: apartPaths[key]!) }
         }
         var notes: [String] = []
         let spreads = context.sinks.map { String(format: "%@ %.1f ms", $0.name, $0.recorder.clockSpread * 1000) }
@@ -116,21 +131,29 @@ struct RunCommand: ParsableCommand {
         }
         notes.append("Times are measured at the null sink's monitor with the sample clock (see Benchmarks/README.md): each includes the same fixed delay of the method, which the pacat floor shows.")
         report.notes += notes
-        formatsReport.notes += notes
         if writesMain {
             try write(report)
             print(MarkdownReport.render(report))
         }
-        if writesFormats {
-            try writeFormats(formatsReport)
-            print(MarkdownReport.render(formatsReport))
+        for key in writesApart {
+            // The scale scenario times nothing at a monitor: the notes on sample clocks are not its.
+            if key != Scale.key { apart[key]!.notes += notes }
+            try writeApart(apart[key]!, to: apartPaths[key]!)
+            print(MarkdownReport.render(apart[key]!))
         }
     }
 
-    private func writeFormats(_ report: BenchReport) throws {
-        guard let formatsJson, let formatsMarkdown else { return }
-        try Self.encode(report).write(to: URL(fileURLWithPath: formatsJson))
-        try MarkdownReport.render(report).write(toFile: formatsMarkdown, atomically: true, encoding: .utf8)
+    /// The scenarios whose results go to files of their own: those given both paths.
+    private func separatePaths() -> [String: (json: String, markdown: String)] {
+        var paths: [String: (json: String, markdown: String)] = [:]
+        if let formatsJson, let formatsMarkdown { paths[FormatScenario.key] = (formatsJson, formatsMarkdown) }
+        if let scaleJson, let scaleMarkdown { paths[Scale.key] = (scaleJson, scaleMarkdown) }
+        return paths
+    }
+
+    private func writeApart(_ report: BenchReport, to paths: (json: String, markdown: String)) throws {
+        try Self.encode(report).write(to: URL(fileURLWithPath: paths.json))
+        try MarkdownReport.render(report).write(toFile: paths.markdown, atomically: true, encoding: .utf8)
     }
 
     private static func encode(_ report: BenchReport) throws -> Data {

@@ -1,3 +1,4 @@
+import Foundation
 import Glibc
 
 /// A program started with posix_spawn: the start time is taken right before the spawn, and the
@@ -122,6 +123,33 @@ final class ChildProcess: @unchecked Sendable {
             + Double(usage.ru_stime.tv_sec) + Double(usage.ru_stime.tv_usec) * 1e-6
         exit = Exit(status: status, cpuSeconds: cpu)
         return true
+    }
+}
+
+extension ChildProcess {
+    /// A command that ran to its end: how it ended (with its CPU time) and what it printed.
+    struct Finished {
+        let exit: Exit
+        /// Its stdout and stderr, interleaved as written.
+        let output: String
+
+        var lines: [Substring] { output.split(separator: "\n") }
+    }
+
+    /// Runs `command` to its end, stdout and stderr to a temporary file read back after the
+    /// exit. Nil when it could not start or did not end within `timeout` seconds (then it is
+    /// stopped). The harness's one way of running a command through: its own children (decode,
+    /// memory growth, scale), GNU time, and version queries.
+    static func runToEnd(_ command: [String], timeout: Double) -> Finished? {
+        let log = FileManager.default.temporaryDirectory
+            .appendingPathComponent("bench-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).txt").path
+        defer { unlink(log) }
+        guard let child = try? ChildProcess(command, logPath: log) else { return nil }
+        guard child.wait(timeout: timeout), let exit = child.exit else {
+            child.terminate()
+            return nil
+        }
+        return Finished(exit: exit, output: (try? String(contentsOfFile: log, encoding: .utf8)) ?? "")
     }
 }
 

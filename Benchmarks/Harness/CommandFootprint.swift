@@ -85,8 +85,8 @@ enum PeakMemory {
     static func ofRun(_ command: [String]) -> Int? {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("bench-\(getpid())-maxrss").path
         defer { unlink(path) }
-        guard let child = try? ChildProcess(["/usr/bin/time", "-f", "%M", "-o", path] + command),
-              child.wait(timeout: 10), child.exit?.status == 0 else { return nil }
+        guard ChildProcess.runToEnd(["/usr/bin/time", "-f", "%M", "-o", path] + command, timeout: 10)?
+            .exit.status == 0 else { return nil }
         let text = (try? String(contentsOfFile: path, encoding: .utf8)) ?? ""
         return text.split(separator: "\n").last.flatMap { Int($0.trimmingCharacters(in: .whitespaces)) }
     }

@@ -26,12 +26,9 @@ enum DecodeCPU {
     /// CPU milliseconds per second of audio of one run of `command`, which decodes `seconds` of
     /// audio; nil when it failed or did not finish.
     static func measure(_ command: [String], seconds: Double) -> Double? {
-        guard let child = try? ChildProcess(command) else { return nil }
-        guard child.wait(timeout: max(120, seconds)), let exit = child.exit, exit.status == 0 else {
-            child.terminate()
-            return nil
-        }
-        return exit.cpuSeconds / seconds * 1000
+        guard let finished = ChildProcess.runToEnd(command, timeout: max(120, seconds)),
+              finished.exit.status == 0 else { return nil }
+        return finished.exit.cpuSeconds / seconds * 1000
     }
 
     /// The child side: the library plays `location` to the `.null` output (which takes audio

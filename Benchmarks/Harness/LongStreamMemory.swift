@@ -21,22 +21,17 @@ enum LongStreamMemory: Scenario {
                 Metric(key: "speed", title: "Decode speed", unit: "x", lowerIsBetter: nil),
             ])
         let url = context.faultsURL("repeat/\(repeats)/\(file)", tag: context.nextTrialTag())
-        let log = FileManager.default.temporaryDirectory.appendingPathComponent("bench-memory-\(getpid()).txt").path
-        defer { unlink(log) }
-        unlink(log)
-        let child = try ChildProcess([CommandLine.arguments[0], "memory-growth", "--url", url,
-                                      "--seconds", String(seconds)], logPath: log)
-        guard child.wait(timeout: max(600, seconds / 5)) else {
-            child.terminate()
-            throw HarnessError("the long-stream decode did not finish")
+        guard let finished = ChildProcess.runToEnd([CommandLine.arguments[0], "memory-growth", "--url", url,
+                                                 "--seconds", String(seconds)], timeout: max(600, seconds / 5)) else {
+            throw HarnessError("the long-stream decode did not start or did not finish")
         }
-        let lines = ((try? String(contentsOfFile: log, encoding: .utf8)) ?? "").split(separator: "\n")
+        let lines = finished.lines
         let samples = lines.compactMap { line -> (Double, Double)? in
             let fields = line.split(separator: " ")
             guard fields.count == 2, let position = Double(fields[0]), let kib = Double(fields[1]) else { return nil }
             return (position, kib / 1024)
         }
-        guard child.exit?.status == 0, let last = samples.last,
+        guard finished.exit.status == 0, let last = samples.last,
               let early = samples.first(where: { $0.0 >= seconds / 10 }) else {
             throw HarnessError("the long-stream decode failed: \(lines.suffix(3).joined(separator: " / "))")
         }

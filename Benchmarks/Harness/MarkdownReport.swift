@@ -7,7 +7,11 @@ enum MarkdownReport {
         lines.append("Measured \(report.date) on \(report.machine), \(report.rounds) interleaved round(s)\(report.smoke ? " (smoke run: small files, figures not meaningful)" : "").")
         lines.append("Command: `\(report.command)`.")
         lines.append("")
-        lines.append("Values are medians (min–max) over rounds. \"× best peer\" is, per round, the value divided by the best of mpg123, mpv, ffplay and GStreamer in that same round, then the median (min–max) of those ratios; below 1 is better than every peer where smaller is better.")
+        if comparesPeers(report) {
+            lines.append("Values are medians (min–max) over rounds. \"× best peer\" is, per round, the value divided by the best of mpg123, mpv, ffplay and GStreamer in that same round, then the median (min–max) of those ratios; below 1 is better than every peer where smaller is better.")
+        } else {
+            lines.append("Values are medians (min–max) over rounds.")
+        }
         lines.append("")
         if !report.versions.isEmpty {
             lines.append("Peers: " + report.versions.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" }.joined(separator: "; ") + ".")
@@ -68,7 +72,8 @@ enum MarkdownReport {
             ("cpu", "rss", "Peak memory"),
         ]
         let present = columns.filter { column in report.scenarios.contains { $0.key == column.scenario } }
-        var lines = ["Measured \(report.date) on \(report.machine); `\(report.command)`, \(report.rounds) rounds. Medians; in brackets the median ratio to the best peer of the same round (below 1: better than every peer).", ""]
+        let ratios = comparesPeers(report) ? " Medians; in brackets the median ratio to the best peer of the same round (below 1: better than every peer)." : ""
+        var lines = ["Measured \(report.date) on \(report.machine); `\(report.command)`, \(report.rounds) rounds.\(ratios)", ""]
         // A report of the format scenario alone has none of these columns: its targets are its summary.
         if !present.isEmpty {
             lines.append("| Player | " + present.map(\.title).joined(separator: " | ") + " |")
@@ -99,11 +104,18 @@ enum MarkdownReport {
         return lines.joined(separator: "\n") + "\n"
     }
 
+    /// Whether any figure of the report is compared with the peers (the scale scenario's are not).
+    private static func comparesPeers(_ report: BenchReport) -> Bool {
+        report.scenarios.contains { $0.metrics.contains { $0.lowerIsBetter != nil } }
+    }
+
     /// Each target with its median ratio (min–max over rounds), its limit and whether it is met.
     static func targetTable(_ targets: [Target]) -> [String] {
         var lines = ["| Target | Ratio | Limit | Met |", "|---|---|---|---|"]
         for target in targets {
-            lines.append("| \(target.title): \(target.subject) ÷ \(target.reference) | \(ratioCell(target.ratio)) | ≤ \(String(format: "%.2f", target.limit)) | \(target.verdict) |")
+            // A ratio of two figures of one subject says in its title what it divides.
+            let title = target.referenceMetric == nil ? "\(target.title): \(target.subject) ÷ \(target.reference)" : target.title
+            lines.append("| \(title) | \(ratioCell(target.ratio)) | ≤ \(String(format: "%.2f", target.limit)) | \(target.verdict) |")
         }
         return lines
     }

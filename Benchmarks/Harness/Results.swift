@@ -92,7 +92,7 @@ final class ScenarioResult: Codable, @unchecked Sendable {
                 target.ratio = ratios[target.subject]?[target.metric]
             } else {
                 target.ratio = Summary(Target.ratios(values[target.subject]?[target.metric] ?? [],
-                                                     over: values[target.reference]?[target.metric] ?? []))
+                                                     over: values[target.reference]?[target.referenceMetric ?? target.metric] ?? []))
             }
             return target
         }

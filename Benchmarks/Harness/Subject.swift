@@ -116,14 +116,6 @@ enum Subject: String, CaseIterable, Codable, Sendable {
 /// The first line a short-lived command prints.
 enum CommandOutput {
     static func firstLine(_ arguments: [String]) -> String? {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("bench-\(getpid())-version").path
-        defer { unlink(path) }
-        guard let child = try? ChildProcess(arguments, logPath: path) else { return nil }
-        guard child.wait(timeout: 10) else {
-            child.terminate()
-            return nil
-        }
-        let text = (try? String(contentsOfFile: path, encoding: .utf8)) ?? ""
-        return text.split(separator: "\n").first.map(String.init)
+        ChildProcess.runToEnd(arguments, timeout: 10)?.lines.first.map(String.init)
     }
 }

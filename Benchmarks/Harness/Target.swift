@@ -1,7 +1,8 @@
 /// A goal one subject's figure must reach, as a ratio to one other subject's figure of the
-/// same round (issue 16: the `streamplay` command against mpg123), or to the best peer's of the
-/// same round (the format scenario: the library's first audio and seek). The report shows each
-/// as met or not, with the ratio.
+/// same round (issue 16: the `streamplay` command against mpg123), to the best peer's of the
+/// same round (the format scenario: the library's first audio and seek), or to another figure
+/// of the same subject and round (the scale scenario: the cost per player at 100 players over
+/// that at 1). The report shows each as met or not, with the ratio.
 struct Target: Codable, Sendable {
     let title: String
     let metric: String
@@ -9,6 +10,8 @@ struct Target: Codable, Sendable {
     /// ``bestPeer``).
     let subject: String
     let reference: String
+    /// The reference's figure, when it is not `metric` (absent from results of older runs).
+    var referenceMetric: String?
     /// The highest median ratio that meets the target (the figures are lower-is-better).
     let limit: Double
     /// Per round `subject / reference`, then the median (min–max); nil until summarised, or
@@ -23,6 +26,16 @@ struct Target: Codable, Sendable {
         self.metric = metric
         self.subject = subject.rawValue
         self.reference = reference.rawValue
+        self.limit = limit
+    }
+
+    /// A target between two figures of one subject in the same round: `metric` over `over`.
+    init(_ title: String, metric: String, over referenceMetric: String, subject: Subject, limit: Double) {
+        self.title = title
+        self.metric = metric
+        self.subject = subject.rawValue
+        self.reference = subject.rawValue
+        self.referenceMetric = referenceMetric
         self.limit = limit
     }
 

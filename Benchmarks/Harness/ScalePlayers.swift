@@ -1,0 +1,82 @@
+import ArgumentParser
+import Foundation
+import StreamPlay
+
+/// The child side of the scale scenario: N `Player`s in this one process, all playing the same
+/// URL at once to the paced null output or to one PulseAudio sink, until every one has ended
+/// or failed. The harness reads the process's CPU time from the kernel when it exits; the
+/// child prints what only it can see:
+///
+///     ended COUNT
+///     failed DESCRIPTION      (the first failure, if any)
+///     hwm KIB                 (peak resident set, VmHWM, read after every player finished)
+enum ScalePlayers {
+    /// Where the players' audio goes.
+    enum Output: String, ExpressibleByArgument, CaseIterable {
+        /// ``PacedNullSink``: discarded at the pace of real time.
+        case null
+        /// One PulseAudio sink (PULSE_SERVER from the environment).
+        case pulse
+    }
+
+    /// Plays `url` with `count` players to `output` (`sink`: the PulseAudio sink's name), then
+    /// prints the lines above. Returns 0 when every player ended, 1 otherwise.
+    static func play(url: String, count: Int, output: Output, sink: String?, timeout: Double) -> Int32 {
+        let configuration: PlayerConfiguration = switch output {
+        case .null: PlayerConfiguration(output: .custom { PacedNullSink() })
+        case .pulse: PlayerConfiguration(output: .pulseAudio(sink: sink))
+        }
+        let players = (0..<count).map { _ in Player(configuration: configuration) }
+        let start = MonotonicClock.now()
+        for player in players { player.play(.remote(url)) }
+        // Polled, as the other children do (no concurrency of their own). A player starts
+        // idle, so the first half second does not count as finished.
+        var pending = players
+        while !pending.isEmpty, MonotonicClock.now() - start < timeout {
+            MonotonicClock.sleep(0.05)
+            if MonotonicClock.now() - start > 0.5 { pending.removeAll { $0.state.isFinal } }
+        }
+        var ended = 0
+        var failure: String?
+        for player in players {
+            if case .ended = player.state {
+                ended += 1
+            } else if failure == nil {
+                failure = "\(player.state)"
+            }
+        }
+        print("ended \(ended)")
+        if let failure { print("failed \(failure)") }
+        if let hwm = ProcFile.statusField("VmHWM", of: "self") { print("hwm \(hwm)") }
+        fflush(nil)  // every stream: the report must be on disk before the players stop
+        for player in players { player.stop() }
+        return ended == count ? 0 : 1
+    }
+}
+
+/// The child side of the scale scenario (started by the harness itself).
+struct ScaleCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "scale", abstract: "Play one URL with many players in this process, to the end.",
+        shouldDisplay: false)
+
+    @Option(help: "The stream every player plays.")
+    var url: String
+
+    @Option(help: "How many players (0: none, the process's own baseline).")
+    var players: Int
+
+    @Option(help: "null (discarded at real-time pace) or pulse.")
+    var output: ScalePlayers.Output
+
+    @Option(help: "The PulseAudio sink (with --output pulse).")
+    var sink: String?
+
+    @Option(help: "Seconds to wait for every player to finish.")
+    var timeout: Double
+
+    func run() throws {
+        let status = ScalePlayers.play(url: url, count: players, output: output, sink: sink, timeout: timeout)
+        if status != 0 { throw ExitCode(status) }
+    }
+}
