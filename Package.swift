@@ -154,6 +154,7 @@ let package = Package(
             name: "streamplay-bench",
             dependencies: [
                 "StreamPlay",
+                "StreamPlayTesting",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Benchmarks/Harness"

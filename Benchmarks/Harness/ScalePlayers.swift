@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import StreamPlay
+import StreamPlayTesting
 
 /// The child side of the scale scenario: N `Player`s in this one process, all playing the same
 /// URL at once to the paced null output or to one PulseAudio sink, until every one has ended
@@ -13,7 +14,8 @@ import StreamPlay
 enum ScalePlayers {
     /// Where the players' audio goes.
     enum Output: String, ExpressibleByArgument, CaseIterable {
-        /// ``PacedNullSink``: discarded at the pace of real time.
+        /// StreamPlayTesting's `RecordingSink`, paced and keeping nothing: discarded at the pace of
+        /// real time.
         case null
         /// One PulseAudio sink (PULSE_SERVER from the environment).
         case pulse
@@ -23,7 +25,7 @@ enum ScalePlayers {
     /// prints the lines above. Returns 0 when every player ended, 1 otherwise.
     static func play(url: String, count: Int, output: Output, sink: String?, timeout: Double) -> Int32 {
         let configuration: PlayerConfiguration = switch output {
-        case .null: PlayerConfiguration(output: .custom { PacedNullSink() })
+        case .null: PlayerConfiguration(output: .custom { RecordingSink(pacedAhead: 0.2, keepingSamples: false) })
         case .pulse: PlayerConfiguration(output: .pulseAudio(sink: sink))
         }
         let players = (0..<count).map { _ in Player(configuration: configuration) }

@@ -1,4 +1,5 @@
 import Foundation
+import StreamPlayTesting
 import Testing
 @testable import StreamPlay
 
@@ -56,7 +57,7 @@ struct ChainedOggTests {
           arguments: files)
     func namesWhenHeard(file: String) async throws {
         let (one, _) = try Self.parts(of: file)
-        let sink = PacedMemorySink()
+        let sink = RecordingSink(pacedAhead: 0.2)
         // The whole file fits in the input buffer: the second part's pages are read long before
         // it plays.
         let player = Player(configuration: PlayerConfiguration(output: .custom { sink }))

@@ -61,7 +61,7 @@ struct LocalPlayerTests {
 
     @Test("next() during a play moves on; stop() ends with the threads gone")
     func nextAndStop() async throws {
-        let sink = PacedMemorySink(lead: 0.2)
+        let sink = RecordingSink(pacedAhead: 0.2)
         let player = Player(configuration: PlayerConfiguration(output: .custom { sink }))
         player.play([try Self.file("long.mp3", frames: 400), try Self.file("next.mp3", frames: 400)])
         try await player.wait(for: "playing", within: 10) { $0.state == .playing }

@@ -62,7 +62,7 @@ struct QueueTests {
 
     @Test("the next track is opened and decoded before the current one ends (the hand-over is gapless)")
     func preloaded() async throws {
-        let sink = PacedMemorySink(lead: 0.2)
+        let sink = RecordingSink(pacedAhead: 0.2)
         let player = Player(configuration: PlayerConfiguration(output: .custom { sink }))
         let log = EventLog(player)
         let base = try TestEnvironment.http()
@@ -128,7 +128,7 @@ struct QueueTests {
 
     @Test("enqueue, insert, next, previous, remove and clear")
     func commands() async throws {
-        let sink = PacedMemorySink(lead: 0.1)
+        let sink = RecordingSink(pacedAhead: 0.1)
         let player = Player(configuration: PlayerConfiguration(output: .custom { sink }))
         let log = EventLog(player)
         let media = try TestEnvironment.media()

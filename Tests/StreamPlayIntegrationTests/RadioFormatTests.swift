@@ -1,4 +1,5 @@
 import Foundation
+import StreamPlayTesting
 import Testing
 @testable import StreamPlay
 
@@ -46,7 +47,7 @@ struct RadioFormatTests {
         let first = "AAC Song \(UUID().uuidString.prefix(6))"
         try setTitle(first)
         let reference = try ReferenceAudio("formats/radio.aac")
-        let sink = PacedMemorySink()
+        let sink = RecordingSink(pacedAhead: 0.2)
         let player = Player(configuration: PlayerConfiguration(output: .custom { sink }))
         let events = EventLog(player)
         player.play(try Self.url(mount: "STREAMPLAY_TEST_ICECAST_AAC_MOUNT"))
@@ -70,7 +71,7 @@ struct RadioFormatTests {
     func oggMount(mount variable: String, file: String) async throws {
         let titleFile = try TestEnvironment.value("STREAMPLAY_TEST_ICECAST_OGG_TITLE_FILE")
         let reference = try ReferenceAudio(file)
-        let sink = PacedMemorySink()
+        let sink = RecordingSink(pacedAhead: 0.2)
         let player = Player(configuration: PlayerConfiguration(output: .custom { sink }))
         let events = EventLog(player)
         player.play(try Self.url(mount: variable))
@@ -92,7 +93,7 @@ struct RadioFormatTests {
 
     @Test("a title set on the Vorbis mount through the admin interface arrives as a metadata event: Icecast starts a new chained stream with it")
     func vorbisAdminTitle() async throws {
-        let sink = PacedMemorySink()
+        let sink = RecordingSink(pacedAhead: 0.2)
         let player = Player(configuration: PlayerConfiguration(output: .custom { sink }))
         let events = EventLog(player)
         player.play(try Self.url(mount: "STREAMPLAY_TEST_ICECAST_VORBIS_MOUNT"))

@@ -1,4 +1,5 @@
 import Foundation
+import StreamPlayTesting
 import Testing
 @testable import StreamPlay
 
@@ -26,7 +27,7 @@ struct RadioTests {
     func titlesAndAudio() async throws {
         try Self.setTitle("First Song")
         let reference = try ReferenceAudio("cbr-44k-stereo.mp3")
-        let sink = PacedMemorySink()
+        let sink = RecordingSink(pacedAhead: 0.2)
         let player = Player(configuration: PlayerConfiguration(output: .custom { sink }))
         let events = EventLog(player)
         player.play(try Self.stationURL())

@@ -1,4 +1,5 @@
 import Foundation
+import StreamPlayTesting
 import Testing
 @testable import StreamPlay
 
@@ -113,7 +114,7 @@ struct SeekTests {
     func withoutRanges() async throws {
         let file = "cbr-44k-stereo.mp3"
         let reference = try ReferenceAudio(file)
-        let sink = PacedMemorySink()
+        let sink = RecordingSink(pacedAhead: 0.2)
         let player = Player(configuration: PlayerConfiguration(output: .custom { sink }))
         let uri = "/norange/\(file)?seek-\(UUID().uuidString.prefix(8))"
         player.play("\(try TestEnvironment.http())\(uri)", startingAt: 10)

@@ -1,6 +1,6 @@
 extension Duration {
     /// This duration in seconds, as a `Double` (for rates and statistics).
-    var inSeconds: Double {
+    package var inSeconds: Double {
         Double(components.seconds) + Double(components.attoseconds) / 1e18
     }
 }
