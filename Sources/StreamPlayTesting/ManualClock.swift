@@ -1,7 +1,7 @@
 import StreamPlay
 import Synchronization
 
-/// A ``PlaybackClock`` that moves only when a test advances it, for tests of a `Player`'s waits
+/// A `PlaybackClock` that moves only when a test advances it, for tests of a `Player`'s waits
 /// without waiting: give it with `PlayerConfiguration.clock`.
 ///
 /// The engine's input then measures its stall timeout, its reconnect backoff and a server's
