@@ -31,6 +31,7 @@ public final class ScriptedMediaServer: MediaTransport {
     private struct State {
         var resources: [String: Resource] = [:]
         var requests: [RecordedMediaRequest] = []
+        var stalledTransfers = 0
     }
 
     private let state = Mutex(State())
@@ -67,6 +68,11 @@ public final class ScriptedMediaServer: MediaTransport {
     /// Every request received so far, in order.
     public var requests: [RecordedMediaRequest] { state.withEngineLock { $0.requests } }
 
+    /// How many transfers have reached the byte of their ``ScriptedMediaAnswer/stall(atByte:)``:
+    /// the input took every byte before it, and nothing more comes. A test that drives the
+    /// input's stall timeout with a ``ManualClock`` waits for this before it advances the clock.
+    public var stalledTransfers: Int { state.withEngineLock { $0.stalledTransfers } }
+
     /// The requests received for `url`, in order.
     public func requests(to url: String) -> [RecordedMediaRequest] {
         requests.filter { $0.url == url }
@@ -86,6 +92,8 @@ public final class ScriptedMediaServer: MediaTransport {
             return ScriptedMediaTransfer.Plan(answer: answer, to: request, bytes: resource.bytes,
                                               contentType: resource.contentType, acceptsRanges: resource.acceptsRanges)
         }
-        return ScriptedMediaTransfer.start(plan, receiver: receiver, chunkSize: chunkSize)
+        return ScriptedMediaTransfer.start(plan, receiver: receiver, chunkSize: chunkSize) { [self] in
+            state.withEngineLock { $0.stalledTransfers += 1 }
+        }
     }
 }

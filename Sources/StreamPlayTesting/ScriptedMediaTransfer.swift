@@ -85,10 +85,12 @@ final class ScriptedMediaTransfer: MediaTransferControl {
     private init() {}
 
     /// Starts sending `plan` to `receiver` on a thread of its own.
-    static func start(_ plan: Plan, receiver: any MediaTransferReceiver, chunkSize: Int) -> ScriptedMediaTransfer {
+    /// - Parameter onStall: called when a stalling plan has handed its last byte.
+    static func start(_ plan: Plan, receiver: any MediaTransferReceiver, chunkSize: Int,
+                      onStall: @escaping @Sendable () -> Void) -> ScriptedMediaTransfer {
         let transfer = ScriptedMediaTransfer()
         let started = EngineThread.detached(name: "sp-scripted-media") {
-            transfer.send(plan, to: receiver, chunkSize: chunkSize)
+            transfer.send(plan, to: receiver, chunkSize: chunkSize, onStall: onStall)
         }
         if !started {
             receiver.receiveEnd(.failed(MediaTransferFailure(kind: .other, reason: "no thread for the scripted transfer")))
@@ -106,7 +108,8 @@ final class ScriptedMediaTransfer: MediaTransferControl {
         signal.signal()
     }
 
-    private func send(_ plan: Plan, to receiver: any MediaTransferReceiver, chunkSize: Int) {
+    private func send(_ plan: Plan, to receiver: any MediaTransferReceiver, chunkSize: Int,
+                      onStall: @Sendable () -> Void) {
         receiver.receiveHead(plan.head)
         var position = plan.body.startIndex
         while position < plan.body.endIndex {
@@ -132,6 +135,7 @@ final class ScriptedMediaTransfer: MediaTransferControl {
         case .breaks:
             receiver.receiveEnd(.failed(MediaTransferFailure(kind: .connectionBroken, reason: "the script cut the connection")))
         case .stalls:
+            onStall()
             waitUntil { $0.cancelled }
             receiver.receiveEnd(.cancelled)
         case .errorStatus:

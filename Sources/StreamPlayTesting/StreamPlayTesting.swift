@@ -9,6 +9,8 @@
 // - ScriptedMediaServer: a MediaTransport for a Player's progressive input that serves bytes at
 //   URLs with scripted faults per request (cuts, stalls, error statuses, lying lengths) and
 //   records the requests.
+// - ManualClock: a PlaybackClock that moves only when the test advances it, for the input's
+//   stall timeout, backoff and Retry-After without waiting (PlayerConfiguration.clock).
 // - RecordingSink: an AudioSink that keeps what a Player decoded, one part per format.
 //
 // The overview for DocC is StreamPlayTesting.docc/StreamPlayTesting.md.

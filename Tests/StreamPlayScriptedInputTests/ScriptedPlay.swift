@@ -28,6 +28,38 @@ struct ScriptedPlay {
     static func play(_ server: ScriptedMediaServer, url: String = url, startingAt startTime: Double = 0,
                      urlRefresher: URLRefresher? = nil, timeout: Double = 20,
                      configure: (inout PlayerConfiguration) -> Void = { _ in }) async throws -> ScriptedPlay {
+        let play = start(server, url: url, startingAt: startTime, urlRefresher: urlRefresher, configure: configure)
+        return try await play.finish(timeout: timeout)
+    }
+
+    /// A play under way, which the test steers (a manual clock) before it waits for the end.
+    struct Running {
+        let player: Player
+        let sink: RecordingSink
+
+        /// Waits for the play's end (or failure), failing the test after `timeout` seconds.
+        func finish(timeout: Double = 20) async throws -> ScriptedPlay {
+            let player = self.player
+            let state = try await withThrowingTaskGroup(of: PlayerState.self) { group in
+                group.addTask { await player.waitUntilFinished() }
+                group.addTask {
+                    try await Task.sleep(for: .seconds(timeout))
+                    throw PlayTimedOut(state: player.state)
+                }
+                let state = try await group.next()!
+                group.cancelAll()
+                return state
+            }
+            player.stop()
+            return ScriptedPlay(state: state, samples: sink.parts.flatMap(\.samples), formats: sink.parts.map(\.format))
+        }
+    }
+
+    /// Starts playing `url` from `server`, with a reconnect backoff of 50 ms unless `configure`
+    /// says otherwise.
+    static func start(_ server: ScriptedMediaServer, url: String = url, startingAt startTime: Double = 0,
+                      urlRefresher: URLRefresher? = nil,
+                      configure: (inout PlayerConfiguration) -> Void = { _ in }) -> Running {
         let sink = RecordingSink()
         var configuration = PlayerConfiguration(output: .custom { sink })
         configuration.mediaTransport = server
@@ -35,18 +67,7 @@ struct ScriptedPlay {
         configure(&configuration)
         let player = Player(configuration: configuration)
         player.play(.remote(url), startingAt: startTime, urlRefresher: urlRefresher)
-        let state = try await withThrowingTaskGroup(of: PlayerState.self) { group in
-            group.addTask { await player.waitUntilFinished() }
-            group.addTask {
-                try await Task.sleep(for: .seconds(timeout))
-                throw PlayTimedOut(state: player.state)
-            }
-            let state = try await group.next()!
-            group.cancelAll()
-            return state
-        }
-        player.stop()
-        return ScriptedPlay(state: state, samples: sink.parts.flatMap(\.samples), formats: sink.parts.map(\.format))
+        return Running(player: player, sink: sink)
     }
 
     /// The requests for the track's bytes, without any past its end.

@@ -13,6 +13,10 @@ import Synchronization
 /// (paused, ended) and the decoder (room in the ring) give; it resumes a paused transfer through
 /// the transport, notices stalls, and runs the ``ReconnectPlanner`` after a transfer ends: the
 /// waits of recovery (backoff, a URL refresh) hold up no other transfer.
+///
+/// The stall timeout, the backoff and Retry-After are measured on the configuration's
+/// ``PlaybackClock``, and the thread sleeps through ``PlaybackClock/sleep(until:wakeUp:)``: a
+/// manual clock that a test advances wakes it.
 final class CurlInputSource: InputSource, @unchecked Sendable {
     let control: InputControl
     private let url: String
@@ -32,6 +36,10 @@ final class CurlInputSource: InputSource, @unchecked Sendable {
     private let transport: any MediaTransport
     /// What the input thread sleeps on: commands, the transfer, the ring's room wake it.
     private let wake = ThreadSignal()
+    /// `wake`, as the clock is given it to sleep on (and to signal when it moves).
+    private let wakeUp: WakeUpSignal
+    /// The time of the stall timeout, the backoff and Retry-After.
+    private let clock: any PlaybackClock
     private var thread: EngineThread?
 
     init(url: String, ring: ByteRing, control: InputControl, configuration: PlayerConfiguration,
@@ -46,6 +54,8 @@ final class CurlInputSource: InputSource, @unchecked Sendable {
         self.ring = ring
         self.control = control
         self.configuration = configuration
+        self.clock = configuration.clock
+        self.wakeUp = WakeUpSignal(wake)
         self.transport = configuration.mediaTransport ?? CurlMediaTransport(configuration: configuration)
         ring.setProducerWaker { [wake] in wake.signal() }
         thread = EngineThread(name: "sp-http-input") { [self] in run() }
@@ -69,7 +79,8 @@ final class CurlInputSource: InputSource, @unchecked Sendable {
     private struct PlannedRequest {
         var offset: Int
         var generation: Int
-        var notBefore: ContinuousClock.Instant
+        /// On ``clock``.
+        var notBefore: Duration
         /// `false` when reconnecting to a live stream, which has no byte positions to resume at.
         var requestRange = true
         /// A reconnect after a drop: failures to connect are then retried too (a server restarting).
@@ -86,7 +97,7 @@ final class CurlInputSource: InputSource, @unchecked Sendable {
         var running: Running?
         var planned: PlannedRequest?
         var planner = ReconnectPlanner(policy: configuration.reconnect, canRenewURL: urlRefresher != nil)
-        var lastProgress = ContinuousClock.now
+        var lastProgress = clock.now
         var lastDelivered = 0
 
         // Cancels the transfer and waits until the transport has let go of it: from then on
@@ -118,10 +129,10 @@ final class CurlInputSource: InputSource, @unchecked Sendable {
             if let restart = commands.restart {
                 remove(running)
                 ring.beginGeneration(restart.generation)
-                planned = PlannedRequest(offset: restart.offset, generation: restart.generation, notBefore: .now)
+                planned = PlannedRequest(offset: restart.offset, generation: restart.generation, notBefore: clock.now)
                 planner.reset()
             }
-            if let request = planned, request.notBefore <= .now {
+            if let request = planned, request.notBefore <= clock.now {
                 planned = nil
                 let next = HTTPInputTransfer(url: currentURL, offset: request.offset, generation: request.generation,
                                              ring: ring, configuration: configuration,
@@ -135,7 +146,7 @@ final class CurlInputSource: InputSource, @unchecked Sendable {
                 _ = next.commandsTaken(upTo: seenCommands)
                 next.commandWaiting = { [control] seen in control.hasCommands(since: seen) }
                 running = Running(transfer: next, control: transport.startTransfer(next.request, receiver: next))
-                lastProgress = .now
+                lastProgress = clock.now
                 lastDelivered = 0
             }
 
@@ -146,7 +157,7 @@ final class CurlInputSource: InputSource, @unchecked Sendable {
 
             if let current = running, current.transfer.takeResumption() {
                 current.control.resume()
-                lastProgress = .now
+                lastProgress = clock.now
             }
 
             var ended: (HTTPInputTransfer, TransferEnd)?
@@ -156,16 +167,16 @@ final class CurlInputSource: InputSource, @unchecked Sendable {
             }
 
             // A transfer that wants bytes but gets none for too long has stalled: a drop.
-            var timeout = 0.25
+            var timeout = Duration.milliseconds(250)
             if ended == nil, let current = running {
                 let transfer = current.transfer
                 if transfer.pausedChunk > 0 {
-                    lastProgress = .now
-                    timeout = ring.announceProducerWaiting(for: transfer.pausedChunk) ? 0 : 1
+                    lastProgress = clock.now
+                    timeout = ring.announceProducerWaiting(for: transfer.pausedChunk) ? .zero : .seconds(1)
                 } else if transfer.delivered != lastDelivered {
                     lastDelivered = transfer.delivered
-                    lastProgress = .now
-                } else if ContinuousClock.now - lastProgress > .seconds(configuration.stallTimeout) {
+                    lastProgress = clock.now
+                } else if clock.now - lastProgress > .seconds(configuration.stallTimeout) {
                     remove(current)
                     let error = PlayerError.timedOut(url: redactedURL, seconds: configuration.stallTimeout)
                     ended = (transfer, transferEnd(.stalled, error: error, transfer: transfer))
@@ -178,14 +189,15 @@ final class CurlInputSource: InputSource, @unchecked Sendable {
                 continue
             }
 
+            let now = clock.now
+            var deadline = now + timeout
             if running == nil {
-                let wait = planned.map { $0.notBefore - .now } ?? .seconds(1)
-                timeout = max(wait.inSeconds, 0.001)
+                deadline = planned?.notBefore ?? now + .seconds(1)
             }
             // A command that came since the top of this turn is carried out now, whether or not
             // its signal was consumed by a wait above (`remove`).
-            if timeout > 0 && !control.hasCommands(since: seenCommands) {
-                wake.wait(timeout: timeout)
+            if timeout > .zero && !control.hasCommands(since: seenCommands) {
+                clock.sleep(until: deadline, wakeUp: wakeUp)
             }
         }
         remove(running)
@@ -219,7 +231,7 @@ final class CurlInputSource: InputSource, @unchecked Sendable {
             "cause": "\(end.error.map { "\($0)" } ?? "-")",
         ])
         return PlannedRequest(offset: end.resumeOffset, generation: transfer.generation,
-                              notBefore: .now + .milliseconds(Int(delay * 1000)),
+                              notBefore: clock.now + .milliseconds(Int(delay * 1000)),
                               requestRange: !(transfer.isReconnect ? liveStream : transfer.info.isEndless),
                               isReconnect: true)
     }

@@ -53,6 +53,11 @@ public struct PlayerConfiguration: Sendable {
     /// through libcurl; a ``MediaTransport`` of the caller's own (StreamPlayTesting's
     /// `ScriptedMediaServer`) to serve them from elsewhere, with the input's recovery unchanged.
     public var mediaTransport: (any MediaTransport)?
+    /// The time a progressive HTTP input decides by: its ``stallTimeout``, its reconnect
+    /// backoff and a server's Retry-After. The real monotonic clock by default; a test gives
+    /// StreamPlayTesting's `ManualClock` to play out long waits without waiting. HLS inputs
+    /// and the output keep the real clock.
+    public var clock: any PlaybackClock = MonotonicPlaybackClock()
     /// Where the engine logs; never with tokens or query strings.
     public var logger = Logger(label: "streamplay")
 
