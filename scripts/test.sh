@@ -34,7 +34,7 @@ trap cleanup EXIT
 summarize_failures() {
   [[ -s "$tmp/failures.log" ]] || return 0
   echo "test.sh: failed tests (each pass's log is in $tmp):" >&2
-  head -n 40 "$tmp/failures.log" | cut -c1-400 >&2
+  head -n 40 "$tmp/failures.log" | cut -c1-400 >&2 || true
 }
 # Runs `swift test` with the given arguments, its output also kept in $tmp/NAME.log; the
 # failed tests' lines are added to $tmp/failures.log. Returns swift test's status. Called with
@@ -42,8 +42,12 @@ summarize_failures() {
 run_tests() {
   local name=$1
   shift
-  swift test "$@" 2>&1 | tee "$tmp/$name.log"
-  local result=${PIPESTATUS[0]}
+  # Not `| tee`: a pipe lasts until every process holding it has exited, and a failed test can
+  # leave a child behind (a recorder, a CPU load) that inherited swift test's output; the run
+  # would then wait for it forever. swift test's own exit ends the pass.
+  swift test "$@" > >(tee "$tmp/$name.log") 2>&1
+  local result=$?
+  sleep 1   # what tee has not written out yet
   if [[ $result -ne 0 ]]; then
     echo "[$name]" >> "$tmp/failures.log"
     grep -E '✘ Test .*(recorded an issue|failed)|error: |Fatal error|ThreadSanitizer|AddressSanitizer|LeakSanitizer' \

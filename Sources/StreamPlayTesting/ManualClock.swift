@@ -21,7 +21,10 @@ import Synchronization
 ///
 /// Only time stands still: the engine's threads run at their own pace, so a test waits for
 /// them to reach a point (``waitForSleeper(timeout:where:)``, or the server's requests) before
-/// it advances the clock or asserts that nothing happened.
+/// it advances the clock or asserts that nothing happened. The input looks at its transfer
+/// every 250 ms of this clock and notices the last byte that came, or a stall, only then: let
+/// it look once after the last byte (advance 250 ms, wait for it to sleep again) before the
+/// jump past the stall timeout.
 public final class ManualClock: PlaybackClock {
     /// A thread asleep on the clock.
     private struct Sleeper {

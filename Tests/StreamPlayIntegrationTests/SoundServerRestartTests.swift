@@ -68,7 +68,7 @@ struct SoundServerRestartTests {
                                   "the audio after the restart is not the track") - 4410
         #expect(Double(landed) / 44100 <= heardFrom + 0.2, "heard \(Double(landed) / 44100) s, the position said \(heardFrom) s")
         #expect(Double(landed) / 44100 >= killedAt - 0.3, "heard \(Double(landed) / 44100) s after the restart, stopped at \(killedAt) s")
-        // From there on, the rest of the track and nothing else. A sound server on a loaded
+        // From there on, the rest of the track, to its very end. A sound server on a loaded
         // machine may run dry for a moment after the restart, and what it plays then is
         // silence, with nothing lost: runs of silence are cut out of both sides first.
         let heard = PCM.withoutSilentRuns(recording[(first * 2)...], channels: 2, atLeast: FFmpegRebufferTests.silentRun)

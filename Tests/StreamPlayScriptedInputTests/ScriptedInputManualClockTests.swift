@@ -7,7 +7,7 @@ import Testing
 /// backoff play out as the test advances the clock, in milliseconds of real time. Every step
 /// first waits for the input's thread to be asleep on the clock (it has looked at the time),
 /// then checks the server's requests: nothing may be asked for before its time.
-@Suite("Scripted input: the input's waits on a manual clock")
+@Suite("Scripted input: the input's waits on a manual clock", .timeLimit(.minutes(1)))
 struct ScriptedInputManualClockTests {
     let url = ScriptedPlay.url
     let track = ScriptedPlay.track

@@ -18,8 +18,9 @@ public protocol PlaybackClock: Sendable {
     /// signalled (the thread's own wake-ups: a command, news of a transfer, room in the
     /// buffer), whichever comes first.
     ///
-    /// Returning early is allowed: the engine reads ``now`` again after every wake-up and sleeps
-    /// again when its deadline has not come.
+    /// It must block: an early return now and then is harmless (the engine reads ``now`` again
+    /// after every wake-up and sleeps again when its deadline has not come), but a clock that
+    /// returns at once every time would keep the input thread spinning.
     func sleep(until deadline: Duration, wakeUp: WakeUpSignal)
 }
 

@@ -25,10 +25,11 @@ public final class WakeUpSignal: Sendable {
         event.signal()
     }
 
-    /// Blocks the calling thread until signalled or until `timeout` has passed in real time.
+    /// Blocks the calling thread until signalled or until `timeout` has passed in real time
+    /// (at most a day at a time: a longer wait returns after a day, as a spurious wake-up).
     /// - Returns: `true` when woken by a signal, `false` when the time ran out.
     @discardableResult
     public func wait(timeout: Duration) -> Bool {
-        event.wait(timeout: max(timeout.inSeconds, 0))
+        event.wait(timeout: min(max(timeout.inSeconds, 0), 86_400))
     }
 }
