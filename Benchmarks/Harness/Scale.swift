@@ -67,7 +67,7 @@ enum Scale: Scenario {
         let middle = counts.count > 2 ? counts[1] : counts[0]
         let outputName = output == .null ? "paced null output" : "PulseAudio"
         let outputText = output == .null
-            ? "a null output that discards audio at the pace of real time (the harness's paced sink, through `.custom`)"
+            ? "a null output that discards audio at the pace of real time (StreamPlayTesting's paced `RecordingSink`, through `.custom`, keeping no samples)"
             : "PulseAudio, every player a stream (and a client) of its own into one null sink"
         let limitText = output == .pulse && largest != counts[counts.count - 1]
             ? " PulseAudio takes at most 64 clients at a time, and the harness's recorder and keep-alive are two: the targets are taken at N=\(largest), and N=\(counts[counts.count - 1]) shows what happens past the limit."

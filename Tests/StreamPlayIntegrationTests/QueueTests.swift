@@ -56,7 +56,7 @@ struct QueueTests {
         let comparison = MonitorComparison(recording: recording, reference: reference)
         #expect(comparison.aligned, "the album was not found in the recording")
         #expect(comparison.complete, "the recording ends before the album does")
-        #expect(comparison.mismatchedFrames == 0, "\(comparison.mismatchedFrames) frames differ from the joined references")
+        #expect(comparison.mismatchedFrames == 0, "\(comparison.mismatchedFrames) frames differ from the joined references (\(comparison.diagnosis))")
         #expect(comparison.silentLead <= 4410, "\(comparison.silentLead) frames lost at the start")
     }
 

@@ -71,8 +71,8 @@ struct SoundServerRestartTests {
         // From there on, the rest of the track, to its very end. A sound server on a loaded
         // machine may run dry for a moment after the restart, and what it plays then is
         // silence, with nothing lost: runs of silence are cut out of both sides first.
-        let heard = PCM.withoutSilentRuns(recording[(first * 2)...], channels: 2, atLeast: FFmpegRebufferTests.silentRun)
-        let expected = PCM.withoutSilentRuns(reference.samples[(landed * 2)...], channels: 2, atLeast: FFmpegRebufferTests.silentRun)
+        let heard = PCM.withoutSilentRuns(recording[(first * 2)...], channels: 2, atLeast: PCM.shortestWait)
+        let expected = PCM.withoutSilentRuns(reference.samples[(landed * 2)...], channels: 2, atLeast: PCM.shortestWait)
         let exact = PCM.commonPrefixFrames(heard, expected, channels: 2)
         // Bit for bit as far as the server keeps it so. PipeWire, once in about six runs here,
         // stops doing so seconds after its restart and for the rest of the play, with no silence

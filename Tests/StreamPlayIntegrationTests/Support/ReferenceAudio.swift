@@ -25,6 +25,14 @@ struct ReferenceAudio {
         samples = PCM.samples(try Data(contentsOf: URL(fileURLWithPath: "\(media)/\(name).raw")))
     }
 
+    /// `reference`'s name and format with other samples.
+    init(_ reference: ReferenceAudio, samples: [Int16]) {
+        name = reference.name
+        sampleRate = reference.sampleRate
+        channels = reference.channels
+        self.samples = samples
+    }
+
     /// The references of `names` (one format), played one after the other.
     init(joining names: [String]) throws {
         let parts = try names.map { try ReferenceAudio($0) }
@@ -37,6 +45,10 @@ struct ReferenceAudio {
 
 /// Helpers for comparing PCM sample for sample.
 enum PCM {
+    /// Frames of exact silence in a row taken for a wait (a rebuffer, a sound server that ran
+    /// dry or restarted), not for a test track, whose sweeps and noise never stay at zero as long.
+    static let shortestWait = 64
+
     static func samples(_ data: Data) -> [Int16] {
         data.withUnsafeBytes { Array($0.bindMemory(to: Int16.self)) }
     }
@@ -153,6 +165,24 @@ struct MonitorComparison {
     private(set) var complete = false
     private(set) var mismatchedFrames = 0
     private(set) var silentLead = 0
+    /// The first track frame (after the silent lead) that the recording does not hold exactly.
+    private(set) var firstMismatchedFrame: Int?
+    /// From ``firstMismatchedFrame`` to the end: how closely the recording still follows the
+    /// track at the same place (``PCM/signalToNoise(_:_:)``) and at what gain (``PCM/gain(_:_:)``).
+    /// Rounding or a gain a hair from 1 scores far above 40 dB; audio shifted by a gap near 0 dB.
+    private(set) var tailSignalToNoise = Double.infinity
+    private(set) var tailGain = 1.0
+    /// Frames recorded as exact silence, in runs of at least ``PCM/shortestWait``, where the
+    /// track is not silent:
+    /// a sound server that ran dry.
+    private(set) var silentGapFrames = 0
+
+    /// What went wrong, for a failure message.
+    var diagnosis: String {
+        guard let first = firstMismatchedFrame else { return "exact" }
+        return "first difference at track frame \(first), then \(tailSignalToNoise) dB at gain \(tailGain); "
+            + "\(silentGapFrames) frames of silence where the track has sound"
+    }
 
     init(recording: [Int16], reference: ReferenceAudio, anchorFrame: Int = 22050) {
         let channels = reference.channels
@@ -161,10 +191,10 @@ struct MonitorComparison {
                                    in: recording, channels: channels) else { return }
         aligned = true
         let shift = found - anchor
-        guard shift >= 0 else { return }
-        // Frames at the start recorded as silence instead of the track.
-        var lead = 0
-        while lead < reference.frameCount,
+        // Frames at the start recorded as silence instead of the track, or (a recording that
+        // began after the track did) not recorded at all.
+        var lead = max(0, -shift)
+        while lead < reference.frameCount, (shift + lead + 1) * channels <= recording.count,
               (0..<channels).allSatisfy({ recording[(shift + lead) * channels + $0] == 0 }),
               (0..<channels).contains(where: { reference.samples[lead * channels + $0] != 0 }) {
             lead += 1
@@ -172,13 +202,28 @@ struct MonitorComparison {
         silentLead = lead
         complete = (shift + reference.frameCount) * channels <= recording.count
         let end = min(reference.frameCount, recording.count / channels - shift)
-        var mismatched = 0
+        var mismatched = 0, silentRun = 0
         for frame in lead..<max(end, lead) {
-            for channel in 0..<channels where recording[(shift + frame) * channels + channel] != reference.samples[frame * channels + channel] {
+            let recorded = recording[((shift + frame) * channels)..<((shift + frame + 1) * channels)]
+            let expected = reference.samples[(frame * channels)..<((frame + 1) * channels)]
+            if !recorded.elementsEqual(expected) {
                 mismatched += 1
-                break
+                if firstMismatchedFrame == nil { firstMismatchedFrame = frame }
+            }
+            if recorded.allSatisfy({ $0 == 0 }) && expected.contains(where: { $0 != 0 }) {
+                silentRun += 1
+            } else {
+                if silentRun >= PCM.shortestWait { silentGapFrames += silentRun }
+                silentRun = 0
             }
         }
+        if silentRun >= PCM.shortestWait { silentGapFrames += silentRun }
         mismatchedFrames = mismatched
+        if let first = firstMismatchedFrame {
+            let output = recording[((shift + first) * channels)..<((shift + end) * channels)]
+            let track = reference.samples[(first * channels)..<(end * channels)]
+            tailSignalToNoise = PCM.signalToNoise(output, track)
+            tailGain = PCM.gain(output, track)
+        }
     }
 }

