@@ -28,6 +28,10 @@ final class HLSInputSource: InputSource, @unchecked Sendable {
     private let configuration: PlayerConfiguration
     private let onReconnect: @Sendable () -> Void
     private let wake = ThreadSignal()
+    /// `wake`, as the clock is given it to sleep on (and to signal when it moves).
+    private let wakeUp: WakeUpSignal
+    /// The time of the live playlist's reloads, its stall timeout and the segments' backoff.
+    private let clock: any PlaybackClock
     private var thread: EngineThread?
 
     // Input thread only.
@@ -60,13 +64,15 @@ final class HLSInputSource: InputSource, @unchecked Sendable {
          onReconnect: @escaping @Sendable () -> Void = {}) {
         _ = CurlRequest.globalInit
         self.playlistURL = playlistURL
-        self.urlRefresher = urlRefresher.map(BlockingURLRefresher.init(refresh:))
+        self.urlRefresher = urlRefresher.map { BlockingURLRefresher(refresh: $0, clock: configuration.clock) }
         self.initialPlaylist = playlist
         self.playlist = playlist
         self.ring = ring
         self.control = control
         self.configuration = configuration
         self.onReconnect = onReconnect
+        self.clock = configuration.clock
+        self.wakeUp = WakeUpSignal(wake)
         let wake = self.wake
         ring.setProducerWaker { wake.signal() }
         control.publish(info: InputInfo(duration: playlist.isComplete ? playlist.totalDuration : nil))
@@ -345,7 +351,8 @@ final class HLSInputSource: InputSource, @unchecked Sendable {
     /// The URL of `segment` in the playlist read again from the refresher's fresh URL, or nil.
     private func renewedURL(of segment: HLSSegment) -> String? {
         guard let urlRefresher else { return nil }
-        let fresh = urlRefresher.freshURL(replacing: playlistURL, timeout: configuration.urlRefreshTimeout) { [control, seenCommands] in
+        let fresh = urlRefresher.freshURL(replacing: playlistURL, timeout: configuration.urlRefreshTimeout,
+                                          wakeUp: wakeUp) { [control, seenCommands] in
             control.hasCommands(since: seenCommands)
         }
         guard let fresh else { return nil }
