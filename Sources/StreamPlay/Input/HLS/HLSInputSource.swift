@@ -102,8 +102,8 @@ final class HLSInputSource: InputSource, @unchecked Sendable {
     // MARK: Input thread
 
     private func run() {
-        var lastReload = ContinuousClock.now
-        var lastNewSegment = ContinuousClock.now
+        var lastReload = clock.now
+        var lastNewSegment = clock.now
         var reloadInterval = playlist.targetDuration
         var reloadFailures = 0
         while true {
@@ -140,13 +140,14 @@ final class HLSInputSource: InputSource, @unchecked Sendable {
                 continue
             }
             // Live, at the edge: wait for the playlist to grow.
-            let sinceReload = ContinuousClock.now - lastReload
+            let now = clock.now
+            let sinceReload = now - lastReload
             guard sinceReload >= .milliseconds(Int(reloadInterval * 1000)) else {
                 let wait = Double(reloadInterval) - sinceReload.inSeconds
-                wake.wait(timeout: min(max(wait, 0.01), 0.5))
+                clock.sleep(until: now + .seconds(min(max(wait, 0.01), 0.5)), wakeUp: wakeUp)
                 continue
             }
-            lastReload = .now
+            lastReload = now
             let previousLast = playlist.segments.last?.sequence
             do throws(PlayerError) {
                 try reload()
@@ -163,8 +164,8 @@ final class HLSInputSource: InputSource, @unchecked Sendable {
             // RFC 8216 6.3.4: half the target duration after a reload that brought nothing new.
             reloadInterval = grew ? playlist.targetDuration : playlist.targetDuration / 2
             if grew {
-                lastNewSegment = .now
-            } else if ContinuousClock.now - lastNewSegment
+                lastNewSegment = clock.now
+            } else if clock.now - lastNewSegment
                         > .seconds(max(configuration.stallTimeout, 3 * playlist.targetDuration)) {
                 control.finish(generation: current.generation,
                                with: .failed(.timedOut(url: redactedPlaylistURL, seconds: configuration.stallTimeout)))
@@ -339,10 +340,11 @@ final class HLSInputSource: InputSource, @unchecked Sendable {
                 configuration.logger.info("resuming segment", metadata: [
                     "url": "\(redacted)", "offset": "\(received)", "retry": "\(planner.retries)", "cause": "\(error)",
                 ])
-                let deadline = ContinuousClock.now + .milliseconds(Int(delay * 1000))
-                while ContinuousClock.now < deadline {
+                // On the clock; a command (start, stop) signals `wake` and ends the wait.
+                let deadline = clock.now + .milliseconds(Int(delay * 1000))
+                while clock.now < deadline {
                     if control.hasCommands(since: seenCommands) { return .interrupted }
-                    wake.wait(timeout: min((deadline - .now).inSeconds, 0.1))
+                    clock.sleep(until: deadline, wakeUp: wakeUp)
                 }
             }
         }
