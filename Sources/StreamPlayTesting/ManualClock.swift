@@ -4,9 +4,10 @@ import Synchronization
 /// A `PlaybackClock` that moves only when a test advances it, for tests of a `Player`'s waits
 /// without waiting: give it with `PlayerConfiguration.clock`.
 ///
-/// The engine's input then measures its stall timeout, its reconnect backoff and a server's
-/// Retry-After on this clock. Its thread sleeps on the clock until a deadline; ``advance(by:)``
-/// wakes every thread whose deadline has come, and the thread carries out what was due. With a
+/// The engine's input then measures its stall timeout, its reconnect backoff, a server's
+/// Retry-After, an HLS playlist's reloads and the wait for a URL refresher on this clock. Its
+/// thread sleeps on the clock until a deadline; ``advance(by:)`` wakes every thread whose
+/// deadline has come, and the thread carries out what was due. With a
 /// ``ScriptedMediaServer`` in place of the network, "503 with Retry-After: 5" is a few lines
 /// and no seconds:
 ///

@@ -238,7 +238,9 @@ final class CurlInputSource: InputSource, @unchecked Sendable {
 
     /// Asks the refresher for a new URL, blocking this input thread (never the task pool).
     private func fetchFreshURL(_ refresh: @escaping URLRefresher) -> String? {
-        BlockingURLRefresher(refresh: refresh).freshURL(replacing: currentURL, timeout: configuration.urlRefreshTimeout) {
+        BlockingURLRefresher(refresh: refresh, clock: clock).freshURL(
+            replacing: currentURL, timeout: configuration.urlRefreshTimeout, wakeUp: wakeUp
+        ) {
             control.stopRequested
         }
     }

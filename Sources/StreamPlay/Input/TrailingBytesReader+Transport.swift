@@ -4,23 +4,26 @@ extension TrailingBytesReader {
     /// The last `count` bytes of the resource at `url`, `totalLength` bytes long, by a Range
     /// request on `transport` (a ``PlayerConfiguration/mediaTransport`` of the caller's own);
     /// `nil` when the answer is not exactly that range, as for the ``CurlLoop``'s.
-    /// Blocks the calling thread for at most ``timeout``.
+    /// Blocks the calling thread for at most ``timeout`` seconds of `clock` (the player's
+    /// ``PlayerConfiguration/clock``, as the transport's other transfers are timed by); the
+    /// transfer's news and `shouldStop` are looked at about every 50 ms.
     static func remote(_ url: String, totalLength: Int, count: Int, transport: any MediaTransport,
-                       headers: [String: String], shouldStop: () -> Bool) -> [UInt8]? {
+                       headers: [String: String], clock: any PlaybackClock,
+                       shouldStop: () -> Bool) -> [UInt8]? {
         let wanted = min(count, totalLength)
         guard wanted > 0 else { return nil }
         let collector = TrailingBytesCollector(wanted: wanted)
         let request = MediaRequest(url: url, rangeStart: totalLength - wanted,
                                    headers: HTTPHeaders(headers.sorted { $0.key < $1.key }.map { (name: $0.key, value: $0.value) }))
         let control = transport.startTransfer(request, receiver: collector)
-        let deadline = ContinuousClock.now + .milliseconds(Int(timeout * 1000))
+        let deadline = clock.now + .milliseconds(Int(timeout * 1000))
         while true {
             let state = collector.state.withEngineLock { $0 }
             if let end = state.end {
                 guard end == .completed, state.status == 206, state.bytes.count == wanted else { return nil }
                 return state.bytes
             }
-            if state.overflowed || shouldStop() || ContinuousClock.now >= deadline {
+            if state.overflowed || shouldStop() || clock.now >= deadline {
                 control.cancel()
                 return nil
             }

@@ -51,7 +51,8 @@ extension PlaybackSession {
         var passedDiscontinuity: Int?
         /// Where the current transfer's (this generation's) opening burst ended, and when: its
         /// average rate since tells a rebuffer how much to refill. The burst is left out, since
-        /// servers send one before they pace (and it may come in several reads).
-        var transferStart: (time: ContinuousClock.Instant, offset: Int)?
+        /// servers send one before they pace (and it may come in several reads). The time is
+        /// the input's: ``PlayerConfiguration/clock``.
+        var transferStart: (time: Duration, offset: Int)?
     }
 }

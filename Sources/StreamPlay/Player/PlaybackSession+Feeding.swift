@@ -171,8 +171,10 @@ extension PlaybackSession {
         let received = state.inputPosition + available
         let remaining = input.control.info?.totalLength.map { $0 - received }
         anchorTransfer(state: &state, delivered: false)
-        let start = state.transferStart ?? (ContinuousClock.now, received)
-        let elapsed = ContinuousClock.now - start.time
+        // The transfer's rate on the input's clock (the gate below keeps the real one).
+        let now = configuration.clock.now
+        let start = state.transferStart ?? (now, received)
+        let elapsed = now - start.time
         let refill = RefillPolicy(standardRefill: configuration.rebufferRefill).refillSeconds(
             bytesPerSecond: Double(bytesPerSecond),
             transferSeconds: elapsed.inSeconds,
@@ -192,11 +194,11 @@ extension PlaybackSession {
     func anchorTransfer(state: inout DecodeState, delivered: Bool) {
         let received = state.inputPosition + ring.available(generation: state.generation)
         if let start = state.transferStart {
-            guard received > start.offset, ContinuousClock.now - start.time < Self.openingBurst else { return }
+            guard received > start.offset, configuration.clock.now - start.time < Self.openingBurst else { return }
         } else if !delivered {
             return
         }
-        state.transferStart = (.now, received)
+        state.transferStart = (configuration.clock.now, received)
     }
 
     /// How closely reads must follow each other to count as one burst.

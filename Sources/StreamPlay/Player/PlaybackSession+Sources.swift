@@ -77,8 +77,8 @@ extension PlaybackSession {
             return try fetchText(url)
         } catch {
             guard let status = error.status, status == 403 || status == 410, let urlRefresher,
-                  let fresh = BlockingURLRefresher(refresh: urlRefresher).freshURL(
-                      replacing: url, timeout: configuration.urlRefreshTimeout,
+                  let fresh = BlockingURLRefresher(refresh: urlRefresher, clock: configuration.clock).freshURL(
+                      replacing: url, timeout: configuration.urlRefreshTimeout, wakeUp: WakeUpSignal(wake),
                       shouldStop: { commands.withEngineLock { $0.stopRequested } })
             else { throw error }
             url = fresh

@@ -37,7 +37,7 @@ extension PlaybackSession {
                 let trailer = if let transport = configuration.mediaTransport {
                     TrailingBytesReader.remote(url, totalLength: total, count: ID3v1TagReader.trailerSize,
                                                transport: transport, headers: configuration.requestHeaders,
-                                               shouldStop: stopped)
+                                               clock: configuration.clock, shouldStop: stopped)
                 } else {
                     TrailingBytesReader.remote(url, totalLength: total, count: ID3v1TagReader.trailerSize,
                                                configuration: configuration, shouldStop: stopped)

@@ -1,6 +1,7 @@
 /// The time by which the engine's input decides when to give up and when to try again: when a
 /// stalled transfer counts as dropped, when a reconnect's backoff or a server's Retry-After is
-/// over.
+/// over, when a live HLS playlist is due for a reload, and how long a URL refresher is waited
+/// for.
 ///
 /// A ``Player`` reads the clock of its ``PlayerConfiguration/clock``: the real monotonic clock
 /// (``MonotonicPlaybackClock``) unless a test gives another. StreamPlayTesting's `ManualClock`

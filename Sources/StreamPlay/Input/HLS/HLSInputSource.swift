@@ -28,6 +28,10 @@ final class HLSInputSource: InputSource, @unchecked Sendable {
     private let configuration: PlayerConfiguration
     private let onReconnect: @Sendable () -> Void
     private let wake = ThreadSignal()
+    /// `wake`, as the clock is given it to sleep on (and to signal when it moves).
+    private let wakeUp: WakeUpSignal
+    /// The time of the live playlist's reloads, its stall timeout and the segments' backoff.
+    private let clock: any PlaybackClock
     private var thread: EngineThread?
 
     // Input thread only.
@@ -60,13 +64,15 @@ final class HLSInputSource: InputSource, @unchecked Sendable {
          onReconnect: @escaping @Sendable () -> Void = {}) {
         _ = CurlRequest.globalInit
         self.playlistURL = playlistURL
-        self.urlRefresher = urlRefresher.map(BlockingURLRefresher.init(refresh:))
+        self.urlRefresher = urlRefresher.map { BlockingURLRefresher(refresh: $0, clock: configuration.clock) }
         self.initialPlaylist = playlist
         self.playlist = playlist
         self.ring = ring
         self.control = control
         self.configuration = configuration
         self.onReconnect = onReconnect
+        self.clock = configuration.clock
+        self.wakeUp = WakeUpSignal(wake)
         let wake = self.wake
         ring.setProducerWaker { wake.signal() }
         control.publish(info: InputInfo(duration: playlist.isComplete ? playlist.totalDuration : nil))
@@ -96,8 +102,8 @@ final class HLSInputSource: InputSource, @unchecked Sendable {
     // MARK: Input thread
 
     private func run() {
-        var lastReload = ContinuousClock.now
-        var lastNewSegment = ContinuousClock.now
+        var lastReload = clock.now
+        var lastNewSegment = clock.now
         var reloadInterval = playlist.targetDuration
         var reloadFailures = 0
         while true {
@@ -134,13 +140,14 @@ final class HLSInputSource: InputSource, @unchecked Sendable {
                 continue
             }
             // Live, at the edge: wait for the playlist to grow.
-            let sinceReload = ContinuousClock.now - lastReload
+            let now = clock.now
+            let sinceReload = now - lastReload
             guard sinceReload >= .milliseconds(Int(reloadInterval * 1000)) else {
                 let wait = Double(reloadInterval) - sinceReload.inSeconds
-                wake.wait(timeout: min(max(wait, 0.01), 0.5))
+                clock.sleep(until: now + .seconds(min(max(wait, 0.01), 0.5)), wakeUp: wakeUp)
                 continue
             }
-            lastReload = .now
+            lastReload = now
             let previousLast = playlist.segments.last?.sequence
             do throws(PlayerError) {
                 try reload()
@@ -157,8 +164,8 @@ final class HLSInputSource: InputSource, @unchecked Sendable {
             // RFC 8216 6.3.4: half the target duration after a reload that brought nothing new.
             reloadInterval = grew ? playlist.targetDuration : playlist.targetDuration / 2
             if grew {
-                lastNewSegment = .now
-            } else if ContinuousClock.now - lastNewSegment
+                lastNewSegment = clock.now
+            } else if clock.now - lastNewSegment
                         > .seconds(max(configuration.stallTimeout, 3 * playlist.targetDuration)) {
                 control.finish(generation: current.generation,
                                with: .failed(.timedOut(url: redactedPlaylistURL, seconds: configuration.stallTimeout)))
@@ -333,10 +340,11 @@ final class HLSInputSource: InputSource, @unchecked Sendable {
                 configuration.logger.info("resuming segment", metadata: [
                     "url": "\(redacted)", "offset": "\(received)", "retry": "\(planner.retries)", "cause": "\(error)",
                 ])
-                let deadline = ContinuousClock.now + .milliseconds(Int(delay * 1000))
-                while ContinuousClock.now < deadline {
+                // On the clock; a command (start, stop) signals `wake` and ends the wait.
+                let deadline = clock.now + .milliseconds(Int(delay * 1000))
+                while clock.now < deadline {
                     if control.hasCommands(since: seenCommands) { return .interrupted }
-                    wake.wait(timeout: min((deadline - .now).inSeconds, 0.1))
+                    clock.sleep(until: deadline, wakeUp: wakeUp)
                 }
             }
         }
@@ -345,7 +353,8 @@ final class HLSInputSource: InputSource, @unchecked Sendable {
     /// The URL of `segment` in the playlist read again from the refresher's fresh URL, or nil.
     private func renewedURL(of segment: HLSSegment) -> String? {
         guard let urlRefresher else { return nil }
-        let fresh = urlRefresher.freshURL(replacing: playlistURL, timeout: configuration.urlRefreshTimeout) { [control, seenCommands] in
+        let fresh = urlRefresher.freshURL(replacing: playlistURL, timeout: configuration.urlRefreshTimeout,
+                                          wakeUp: wakeUp) { [control, seenCommands] in
             control.hasCommands(since: seenCommands)
         }
         guard let fresh else { return nil }
