@@ -89,6 +89,40 @@ struct SoundServerRestartTests {
     /// above it, the track a frame off near 0 dB.
     static let alteredTailSignalToNoise = 40.0
 
+    @Test("two players of one connection: both go on after the restart, over one new connection",
+          arguments: SoundServer.all)
+    func sharedConnectionComesBack(server: SoundServer) async throws {
+        let name = SharedSoundServerConnectionTests.uniqueName()
+        var configuration = PlayerConfiguration(
+            output: try SharedSoundServerConnectionTests.output(server, applicationName: name, reconnectTimeout: 10))
+        configuration.soundServerReconnectTimeout = 10
+        let players = [Player(configuration: configuration), Player(configuration: configuration)]
+        let logs = players.map { EventLog($0) }
+        defer { for player in players { player.stop() } }
+        for player in players { player.play("\(try TestEnvironment.http())/cbr-44k-stereo.mp3") }
+        for player in players {
+            try await player.wait(for: "1 s played", within: 10) { ($0.position ?? 0) >= 1 }
+        }
+        #expect(try SharedSoundServerConnectionTests.clients(named: name, on: server).count == 1)
+
+        try Self.servers("kill", server)
+        let killedAt = players.map { $0.position ?? 0 }
+        try await Task.sleep(for: .milliseconds(500))
+        try Self.servers("start", server)
+        for (player, position) in zip(players, killedAt) {
+            try await player.wait(for: "playing again", within: 10) { ($0.position ?? 0) >= position + 1 }
+        }
+        for (index, log) in logs.enumerated() {
+            #expect(!log.states.contains { if case .failed = $0 { true } else { false } }, "player \(index): \(log.states)")
+            #expect(players[index].state == .playing, "player \(index) is \(players[index].state)")
+        }
+        let clients = try SharedSoundServerConnectionTests.clients(named: name, on: server)
+        #expect(clients.count == 1, "\(server): clients after the restart: \(clients)")
+        if let client = clients.first {
+            #expect(try SharedSoundServerConnectionTests.streams(ofClient: client, on: server) == 2)
+        }
+    }
+
     @Test("the server does not come back within the timeout: soundServerUnavailable, promptly",
           arguments: SoundServer.all)
     func serverStaysAway(server: SoundServer) async throws {

@@ -1,8 +1,3 @@
-// Why this file is over 500 lines (511): it stays one file on purpose. One class owns the
-// threaded mainloop, its lock and all the state guarded by it (context, stream, cork state, the
-// replay history). Swift's `private` keeps that state to this file; split across files it would
-// have to become internal to the module. The parts that need none of it live apart:
-// PulseSinkLookup and PlaybackHistory.
 import CPulse
 #if canImport(Glibc)
 import Glibc
@@ -16,6 +11,12 @@ import Synchronization
 /// corked and are uncorked once the prebuffer is written, for a clean and fast start. Every
 /// call into libpulse happens under the mainloop lock; callbacks run on PulseAudio's own thread
 /// and only signal.
+///
+/// A sink shares its process's connection to the server: every sink of the process with the
+/// same server and application name plays its own stream over one connection (one client of
+/// the server, one mainloop thread), so a process can run more players than the server takes
+/// clients. The connection is made by the first sink that opens, and ends when the last sink
+/// using it is closed.
 ///
 /// When the server goes away mid-play (a restart, a crash), a write reconnects for up to the
 /// reconnect timeout, then writes again what the old server held unplayed (the sink keeps the
@@ -32,14 +33,18 @@ public final class PulseAudioSink: AudioSink, @unchecked Sendable {
     /// Seconds a server that went away mid-play may take to come back (0: fail at once).
     private let reconnectTimeout: Double
 
-    /// Made with the sink and freed with it, so that control calls from any thread can always
-    /// take its lock; its thread runs between the first connection and ``close()``.
+    /// The process's connection to the server, shared with the other sinks that play there.
+    private let connection: PulseAudioConnection
+    /// The connection's mainloop, whose lock guards the state below; shared with the other
+    /// sinks of the connection (a signal wakes them all, and each checks its own state again).
     private let mainloop: OpaquePointer
-    /// Whether the mainloop's thread runs. Touched by the decoder thread and by ``close()``,
+    /// Whether this sink uses the connection (between its first open and ``close()``): the
+    /// connection runs while a sink does. Touched by the decoder thread and by ``close()``,
     /// which the player calls only after the decoder thread has ended.
-    private var running = false
+    private var usingConnection = false
     // Guarded by the mainloop lock.
-    private var context: OpaquePointer?
+    /// The connection's context generation on which `sinkName` was found to exist.
+    private var checkedGeneration: Int?
     private var stream: OpaquePointer?
     private var format: AudioFormat?
     private var corked = true
@@ -61,12 +66,14 @@ public final class PulseAudioSink: AudioSink, @unchecked Sendable {
     #endif
     private let underflows = Atomic<Int>(0)
 
-    /// Creates a sink. Nothing connects until the first ``open(format:)``.
+    /// Creates a sink. Nothing connects until the first ``open(format:)``, which connects to the
+    /// server, or uses the connection the process already has to it.
     ///
     /// - Parameters:
     ///   - server: the server, as in `PULSE_SERVER` (nil: `PULSE_SERVER` or the default).
     ///   - sinkName: the sink to play on (nil: the server's default sink).
-    ///   - applicationName: the name the server shows for the stream.
+    ///   - applicationName: the name the server shows for the stream and the client (sinks with
+    ///     another name get a connection of their own).
     ///   - targetLatency: seconds of audio the server is asked to keep queued.
     ///   - prebuffer: seconds queued before the server starts playing (at most half of
     ///     `targetLatency`).
@@ -80,15 +87,12 @@ public final class PulseAudioSink: AudioSink, @unchecked Sendable {
         self.targetLatency = targetLatency
         self.prebuffer = min(prebuffer, targetLatency / 2)
         self.reconnectTimeout = max(reconnectTimeout, 0)
-        guard let loop = pa_threaded_mainloop_new() else {
-            fatalError("pa_threaded_mainloop_new failed: out of memory")
-        }
-        mainloop = loop
+        connection = PulseAudioConnection.shared(server: server, applicationName: applicationName)
+        mainloop = connection.mainloop
     }
 
     deinit {
         close()
-        pa_threaded_mainloop_free(mainloop)
     }
 
     /// Always `true`: PulseAudio plays in real time.
@@ -97,16 +101,21 @@ public final class PulseAudioSink: AudioSink, @unchecked Sendable {
     /// Underflows (the server ran out of audio while playing) since the sink was made.
     public var underflowCount: Int { underflows.load(ordering: .relaxed) }
 
-    /// Connects to the server if needed, and makes a corked stream for `format`.
+    /// Connects to the server if the process's connection is not ready, and makes a corked
+    /// stream for `format`.
     public func open(format: AudioFormat) throws(PlayerError) {
-        try connectIfNeeded()
+        if !usingConnection {
+            try connection.addUser()
+            usingConnection = true
+        }
         pa_threaded_mainloop_lock(mainloop)
         defer { pa_threaded_mainloop_unlock(mainloop) }
+        let context = try readyContextLocked()
         if let stream, self.format == format, pa_stream_get_state(stream) == PA_STREAM_READY {
             return
         }
         closeStreamLocked()
-        try makeStreamLocked(format: format)
+        try makeStreamLocked(format: format, context: context)
     }
 
     /// Writes `pcm`, waiting on the server's requests for more while its buffer is full. A
@@ -167,7 +176,9 @@ public final class PulseAudioSink: AudioSink, @unchecked Sendable {
 
     /// The server went away (`error`): connects again within the reconnect timeout, makes a
     /// stream of the same format, uncorks it if it was playing, and writes what the old server
-    /// had not played. Returns early, having done nothing more, when interrupted.
+    /// had not played. Returns early, having done nothing more, when interrupted. Only this
+    /// sink's stream is dropped: the shared connection is replaced by the first of its sinks
+    /// that finds it failed, and the others wait for that one.
     /// - Throws: `error`'s kind, naming the wait, when the server does not come back in time.
     private func reconnect(after error: PlayerError) throws(PlayerError) {
         pa_threaded_mainloop_lock(mainloop)
@@ -181,7 +192,7 @@ public final class PulseAudioSink: AudioSink, @unchecked Sendable {
             latencyBytes: latencyBytesAtWrite, playedSeconds: playedSeconds,
             bytesPerSecond: lostFormat.sampleRate * lostFormat.bytesPerFrame,
             bytesPerFrame: lostFormat.bytesPerFrame, held: history.count))
-        disconnectContextLocked()
+        closeStreamLocked()
         unplayedFramesWhileAway = unplayed.count / lostFormat.bytesPerFrame
         pa_threaded_mainloop_unlock(mainloop)
         defer {
@@ -263,13 +274,16 @@ public final class PulseAudioSink: AudioSink, @unchecked Sendable {
         return true
     }
 
-    /// Releases the stream and the server connection, and ends the mainloop's thread.
-    /// The sink may be opened again.
+    /// Releases the stream and this sink's use of the server connection: the connection ends
+    /// with the last sink that uses it. The sink may be opened again.
     public func close() {
-        disconnectContext()
-        if running {
-            pa_threaded_mainloop_stop(mainloop)
-            running = false
+        pa_threaded_mainloop_lock(mainloop)
+        closeStreamLocked()
+        checkedGeneration = nil
+        pa_threaded_mainloop_unlock(mainloop)
+        if usingConnection {
+            connection.removeUser()
+            usingConnection = false
         }
     }
 
@@ -319,95 +333,39 @@ public final class PulseAudioSink: AudioSink, @unchecked Sendable {
         pa_threaded_mainloop_lock(mainloop)
         defer { pa_threaded_mainloop_unlock(mainloop) }
         self.volume = volume
-        guard let context, let stream, let format, pa_stream_get_state(stream) == PA_STREAM_READY else { return }
+        guard let stream, let format, pa_stream_get_state(stream) == PA_STREAM_READY,
+              let context = pa_stream_get_context(stream) else { return }
         var channelVolume = cvolume(channels: format.channels)
         unrefOperation(pa_context_set_sink_input_volume(context, pa_stream_get_index(stream), &channelVolume, nil, nil))
     }
 
-    // MARK: Connection
+    // MARK: Connection (mainloop lock held)
 
-    private func connectIfNeeded() throws(PlayerError) {
-        pa_threaded_mainloop_lock(mainloop)
-        let ready = context.map { pa_context_get_state($0) == PA_CONTEXT_READY } ?? false
-        pa_threaded_mainloop_unlock(mainloop)
-        if ready { return }
-        disconnectContext()
-        if !running {
-            guard pa_threaded_mainloop_start(mainloop) >= 0 else {
-                throw .soundServerUnavailable(reason: "cannot start the PulseAudio main loop")
-            }
-            running = true
-        }
-        pa_threaded_mainloop_lock(mainloop)
-        defer { pa_threaded_mainloop_unlock(mainloop) }
-        guard let newContext = pa_context_new(pa_threaded_mainloop_get_api(mainloop), applicationName) else {
-            throw .soundServerUnavailable(reason: "cannot create a PulseAudio context")
-        }
-        context = newContext
-        pa_context_set_state_callback(newContext, { _, userdata in
-            let sink = Unmanaged<PulseAudioSink>.fromOpaque(userdata!).takeUnretainedValue()
-            pa_threaded_mainloop_signal(sink.mainloop, 0)
-        }, Unmanaged.passUnretained(self).toOpaque())
-        var failure: PlayerError?
-        if pa_context_connect(newContext, server, PA_CONTEXT_NOAUTOSPAWN, nil) < 0 {
-            failure = .soundServerUnavailable(reason: "\(serverDescription): \(contextErrorLocked)")
-        } else {
-            while true {
-                let state = pa_context_get_state(newContext)
-                if state == PA_CONTEXT_READY { break }
-                if state == PA_CONTEXT_FAILED || state == PA_CONTEXT_TERMINATED {
-                    failure = .soundServerUnavailable(reason: "\(serverDescription): \(contextErrorLocked)")
-                    break
-                }
-                // A server that accepts and never answers must not hold up a stop.
-                if interrupted.load(ordering: .acquiring) {
-                    failure = .soundServerUnavailable(reason: "\(serverDescription): connection interrupted")
-                    break
-                }
-                pa_threaded_mainloop_wait(mainloop)
-            }
-        }
+    /// The connection's ready context, connecting if needed; a sink asked for by name must
+    /// exist on it.
+    private func readyContextLocked() throws(PlayerError) -> OpaquePointer {
+        let (context, generation) = try connection.readyContextLocked { interrupted.load(ordering: .acquiring) }
         // A sink asked for by name must exist. PulseAudio refuses a stream to a missing sink,
         // but PipeWire's pulse server plays it on the default sink instead: the audio would be
-        // heard somewhere the caller did not ask for.
-        if failure == nil, let sinkName,
-           !PulseSinkLookup.exists(sinkName, context: newContext, mainloop: mainloop,
+        // heard somewhere the caller did not ask for. Checked once per connection.
+        guard let sinkName, checkedGeneration != generation else { return context }
+        if !PulseSinkLookup.exists(sinkName, context: context, mainloop: mainloop,
                                    interrupted: { interrupted.load(ordering: .acquiring) }) {
-            failure = interrupted.load(ordering: .acquiring)
-                ? .soundServerUnavailable(reason: "\(serverDescription): connection interrupted")
-                : .soundServerUnavailable(reason: "\(serverDescription) has no sink named \(sinkName)")
+            throw interrupted.load(ordering: .acquiring)
+                ? .soundServerUnavailable(reason: "\(connection.serverDescription): connection interrupted")
+                : .soundServerUnavailable(reason: "\(connection.serverDescription) has no sink named \(sinkName)")
         }
-        if let failure {
-            disconnectContextLocked()
-            throw failure
-        }
+        checkedGeneration = generation
+        return context
     }
 
     private var serverDescription: String {
-        server ?? "the default PulseAudio server"
-    }
-
-    /// Drops the stream and the server connection; the mainloop stays for the next connection.
-    private func disconnectContext() {
-        pa_threaded_mainloop_lock(mainloop)
-        disconnectContextLocked()
-        pa_threaded_mainloop_unlock(mainloop)
-    }
-
-    private func disconnectContextLocked() {
-        closeStreamLocked()
-        if let context {
-            pa_context_set_state_callback(context, nil, nil)
-            pa_context_disconnect(context)
-            pa_context_unref(context)
-        }
-        context = nil
+        connection.serverDescription
     }
 
     // MARK: Stream (mainloop lock held)
 
-    private func makeStreamLocked(format: AudioFormat) throws(PlayerError) {
-        guard let context else { throw .soundServerUnavailable(reason: "not connected") }
+    private func makeStreamLocked(format: AudioFormat, context: OpaquePointer) throws(PlayerError) {
         var spec = pa_sample_spec(format: Self.nativeS16, rate: UInt32(format.sampleRate), channels: UInt8(format.channels))
         guard let newStream = pa_stream_new(context, applicationName, &spec, nil) else {
             throw .soundServerUnavailable(reason: "cannot create a stream for \(format): \(contextErrorLocked)")
@@ -505,7 +463,6 @@ public final class PulseAudioSink: AudioSink, @unchecked Sendable {
     }
 
     private var contextErrorLocked: String {
-        guard let context else { return "not connected" }
-        return String(cString: pa_strerror(pa_context_errno(context)))
+        connection.errorLocked
     }
 }

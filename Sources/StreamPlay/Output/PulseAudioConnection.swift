@@ -1,0 +1,161 @@
+import CPulse
+import Synchronization
+
+/// One connection to a PulseAudio (or PipeWire-Pulse) server, shared by every
+/// ``PulseAudioSink`` of the process that plays to the same server under the same application
+/// name: the process is one client of the server, with one stream per sink on it, whatever the
+/// number of players. (A PulseAudio daemon takes at most 64 clients.)
+///
+/// Threads and what each owns:
+/// - The `pa_threaded_mainloop` is made with the connection and freed with it. Its thread runs
+///   while at least one sink uses the connection (from the sink's first open to its close), and
+///   dispatches every libpulse event. Callbacks on that thread only signal the mainloop (a
+///   broadcast: each waiting thread checks its own condition again).
+/// - The context, its generation and every libpulse call are guarded by the mainloop lock,
+///   taken by the sinks' decoder and control threads.
+/// - The user count, and starting and stopping the mainloop's thread, are guarded by `users`.
+///
+/// The context is made by the first sink that needs a ready one. Sinks that need it while it
+/// connects wait for that connection instead of making their own; a context is replaced only
+/// once it failed or ended (a server that went away), never while it is ready or connecting.
+final class PulseAudioConnection: @unchecked Sendable {
+    // @unchecked Sendable: the context and generation are guarded by the mainloop lock, the
+    // user count by its Mutex; the rest is immutable.
+    let mainloop: OpaquePointer
+    private let server: String?
+    private let applicationName: String
+    /// Sinks using the connection; the mainloop's thread runs while this is above 0.
+    private let users = Mutex<Int>(0)
+    // Guarded by the mainloop lock.
+    private var context: OpaquePointer?
+    /// Counts the contexts made, so that a sink can tell the context it checked from a new one.
+    private var generation = 0
+
+    private struct Key: Hashable {
+        let server: String?
+        let applicationName: String
+    }
+
+    private struct WeakConnection {
+        weak var connection: PulseAudioConnection?
+    }
+
+    /// The process's connections, held weakly: a connection no sink holds goes away.
+    private static let registry = Mutex<[Key: WeakConnection]>([:])
+
+    /// The process's connection to `server` under `applicationName`, made if there is none.
+    static func shared(server: String?, applicationName: String) -> PulseAudioConnection {
+        let key = Key(server: server, applicationName: applicationName)
+        return registry.withEngineLock { connections in
+            if let existing = connections[key]?.connection { return existing }
+            connections = connections.filter { $0.value.connection != nil }
+            let made = PulseAudioConnection(server: server, applicationName: applicationName)
+            connections[key] = WeakConnection(connection: made)
+            return made
+        }
+    }
+
+    private init(server: String?, applicationName: String) {
+        self.server = server
+        self.applicationName = applicationName
+        guard let loop = pa_threaded_mainloop_new() else {
+            fatalError("pa_threaded_mainloop_new failed: out of memory")
+        }
+        mainloop = loop
+    }
+
+    deinit {
+        // Every sink removed itself as a user before letting go of the connection, so the
+        // thread is stopped; the context is dropped here in case.
+        pa_threaded_mainloop_lock(mainloop)
+        disconnectLocked()
+        pa_threaded_mainloop_unlock(mainloop)
+        pa_threaded_mainloop_free(mainloop)
+    }
+
+    var serverDescription: String {
+        server ?? "the default PulseAudio server"
+    }
+
+    /// A sink starts using the connection: the mainloop's thread runs from the first user on.
+    func addUser() throws(PlayerError) {
+        try users.withEngineLock { (count: inout Int) throws(PlayerError) in
+            if count == 0, pa_threaded_mainloop_start(mainloop) < 0 {
+                throw PlayerError.soundServerUnavailable(reason: "cannot start the PulseAudio main loop")
+            }
+            count += 1
+        }
+    }
+
+    /// A sink stops using the connection (its streams are closed): after the last one, the
+    /// context is disconnected and the mainloop's thread ends.
+    func removeUser() {
+        users.withEngineLock { count in
+            count -= 1
+            guard count == 0 else { return }
+            pa_threaded_mainloop_lock(mainloop)
+            disconnectLocked()
+            pa_threaded_mainloop_unlock(mainloop)
+            pa_threaded_mainloop_stop(mainloop)
+        }
+    }
+
+    /// The ready context and its generation, connecting if there is none or the last one failed,
+    /// or waiting while another sink's connection is under way. Call with the mainloop lock held.
+    /// - Throws: `soundServerUnavailable` when the connection this call waited for fails, or
+    ///   when `interrupted` ends the wait ("connection interrupted"); the context is then left
+    ///   as it is, for the other sinks.
+    func readyContextLocked(interrupted: () -> Bool) throws(PlayerError) -> (context: OpaquePointer, generation: Int) {
+        var waited = false
+        while true {
+            let state = context.map { pa_context_get_state($0) }
+            if let context, state == PA_CONTEXT_READY { return (context, generation) }
+            // A server that accepts and never answers must not hold up a stop.
+            if interrupted() {
+                throw .soundServerUnavailable(reason: "\(serverDescription): connection interrupted")
+            }
+            if state == nil || state == PA_CONTEXT_FAILED || state == PA_CONTEXT_TERMINATED {
+                // The connection waited for (this sink's or another's) failed: the error is this
+                // call's. Otherwise the context is gone or failed earlier: a new one replaces it.
+                if waited { throw .soundServerUnavailable(reason: "\(serverDescription): \(errorLocked)") }
+                try connectLocked()
+            }
+            waited = true
+            pa_threaded_mainloop_wait(mainloop)
+        }
+    }
+
+    /// Replaces the context by a new one, connecting.
+    private func connectLocked() throws(PlayerError) {
+        disconnectLocked()
+        guard let newContext = pa_context_new(pa_threaded_mainloop_get_api(mainloop), applicationName) else {
+            throw .soundServerUnavailable(reason: "cannot create a PulseAudio context")
+        }
+        context = newContext
+        generation += 1
+        pa_context_set_state_callback(newContext, { _, userdata in
+            let connection = Unmanaged<PulseAudioConnection>.fromOpaque(userdata!).takeUnretainedValue()
+            pa_threaded_mainloop_signal(connection.mainloop, 0)
+        }, Unmanaged.passUnretained(self).toOpaque())
+        if pa_context_connect(newContext, server, PA_CONTEXT_NOAUTOSPAWN, nil) < 0 {
+            let failure = PlayerError.soundServerUnavailable(reason: "\(serverDescription): \(errorLocked)")
+            disconnectLocked()
+            throw failure
+        }
+    }
+
+    private func disconnectLocked() {
+        if let context {
+            pa_context_set_state_callback(context, nil, nil)
+            pa_context_disconnect(context)
+            pa_context_unref(context)
+        }
+        context = nil
+    }
+
+    /// The current context's last error, for messages. Call with the mainloop lock held.
+    var errorLocked: String {
+        guard let context else { return "not connected" }
+        return String(cString: pa_strerror(pa_context_errno(context)))
+    }
+}
