@@ -4,7 +4,7 @@ import StreamPlay
 import StreamPlayTesting
 
 /// The child side of the scale scenario: N `Player`s in this one process, all playing the same
-/// URL at once to the paced null output or to one PulseAudio sink, until every one has ended
+/// URL at once to the paced null output or to PulseAudio sinks, until every one has ended
 /// or failed. The harness reads the process's CPU time from the kernel when it exits; the
 /// child prints what only it can see:
 ///
@@ -17,18 +17,21 @@ enum ScalePlayers {
         /// StreamPlayTesting's `RecordingSink`, paced and keeping nothing: discarded at the pace of
         /// real time.
         case null
-        /// One PulseAudio sink (PULSE_SERVER from the environment).
+        /// PulseAudio sinks (PULSE_SERVER from the environment), the players spread over them.
         case pulse
     }
 
-    /// Plays `url` with `count` players to `output` (`sink`: the PulseAudio sink's name), then
-    /// prints the lines above. Returns 0 when every player ended, 1 otherwise.
-    static func play(url: String, count: Int, output: Output, sink: String?, timeout: Double) -> Int32 {
-        let configuration: PlayerConfiguration = switch output {
-        case .null: PlayerConfiguration(output: .custom { RecordingSink(pacedAhead: 0.2, keepingSamples: false) })
-        case .pulse: PlayerConfiguration(output: .pulseAudio(sink: sink))
+    /// Plays `url` with `count` players to `output` (`sinks`: the PulseAudio sinks' names, taken
+    /// in turn; none: the default sink), then prints the lines above. Returns 0 when every
+    /// player ended, 1 otherwise.
+    static func play(url: String, count: Int, output: Output, sinks: [String], timeout: Double) -> Int32 {
+        let players = (0..<count).map { index in
+            let configuration: PlayerConfiguration = switch output {
+            case .null: PlayerConfiguration(output: .custom { RecordingSink(pacedAhead: 0.2, keepingSamples: false) })
+            case .pulse: PlayerConfiguration(output: .pulseAudio(sink: sinks.isEmpty ? nil : sinks[index % sinks.count]))
+            }
+            return Player(configuration: configuration)
         }
-        let players = (0..<count).map { _ in Player(configuration: configuration) }
         let start = MonotonicClock.now()
         for player in players { player.play(.remote(url)) }
         // Polled, as the other children do (no concurrency of their own). A player starts
@@ -71,14 +74,15 @@ struct ScaleCommand: ParsableCommand {
     @Option(help: "null (discarded at real-time pace) or pulse.")
     var output: ScalePlayers.Output
 
-    @Option(help: "The PulseAudio sink (with --output pulse).")
+    @Option(help: "The PulseAudio sinks, separated by commas, the players spread over them (with --output pulse).")
     var sink: String?
 
     @Option(help: "Seconds to wait for every player to finish.")
     var timeout: Double
 
     func run() throws {
-        let status = ScalePlayers.play(url: url, count: players, output: output, sink: sink, timeout: timeout)
+        let sinks = sink.map { $0.split(separator: ",").map(String.init) } ?? []
+        let status = ScalePlayers.play(url: url, count: players, output: output, sinks: sinks, timeout: timeout)
         if status != 0 { throw ExitCode(status) }
     }
 }
