@@ -45,7 +45,7 @@ struct PulseAudioOutputTests {
             recording: PCM.withoutSilentRuns(recording, channels: channels, atLeast: PCM.shortestWait),
             reference: ReferenceAudio(reference, samples: PCM.withoutSilentRuns(reference.samples, channels: channels, atLeast: PCM.shortestWait)))
         #expect(server.played(content),
-                "\(server) \(file): \(content.mismatchedFrames) frames differ from mpg123 -s (\(content.diagnosis); \(underflows) underflows reported); stretches (recording frame, track frame): \(SeekTests.segments(of: recording, in: reference).map { "\($0.output)→\($0.track)" })")
+                "\(server) \(file): aligned \(content.aligned), complete \(content.complete), \(content.mismatchedFrames) frames differ from mpg123 -s (\(content.diagnosis); \(underflows) underflows reported); stretches (recording frame, track frame): \(SeekTests.segments(of: recording, in: reference).map { "\($0.output)→\($0.track)" })")
     }
 
     @Test("an unreachable sound server is a typed error, quickly")

@@ -4,8 +4,9 @@ import Testing
 
 /// The players of a process share one connection to a sound server: more players than the
 /// PulseAudio daemon takes clients (64) play at once, and the server sees one client, with a
-/// stream per player. The connection ends with the last player.
-@Suite("Shared sound server connection", .serialized, .needsTestServers)
+/// stream per player. The server sees the client leave with the last player, and come back
+/// with the next.
+@Suite("Shared sound server connection", .serialized, .needsTestServers, .timeLimit(.minutes(2)))
 struct SharedSoundServerConnectionTests {
     /// An output to `sink` on `server` whose client is named `applicationName`, so that the
     /// server's client list tells this test's connection from any other.
@@ -83,5 +84,32 @@ struct SharedSoundServerConnectionTests {
             try await Task.sleep(for: .milliseconds(50))
         }
         #expect(try Self.clients(named: name, on: server).isEmpty, "\(server): the connection outlived its players")
+    }
+
+    @Test("a sink opened after the last one closed, and a sink closed and opened again, play on the connection",
+          arguments: SoundServer.all)
+    func openAfterTheLastClosed(server: SoundServer) async throws {
+        let name = Self.uniqueName()
+        let address = try server.address(), sinkName = try server.sink()
+        let first = PulseAudioSink(server: address, sinkName: sinkName, applicationName: name)
+        let second = PulseAudioSink(server: address, sinkName: sinkName, applicationName: name)
+        let format = AudioFormat(sampleRate: 44100, channels: 2)
+        let tenth = [Int16](repeating: 0, count: 4410 * 2)
+        // Each round plays a tenth of a second of silence to the end, then closes: the
+        // connection has no user between rounds, and the next open must bring it back.
+        for (round, sink) in [first, second, first].enumerated() {
+            try sink.open(format: format)
+            let written = try tenth.withUnsafeBytes { try sink.write($0) }
+            #expect(written == tenth.count * 2, "\(server): round \(round) wrote \(written) bytes")
+            sink.start()
+            #expect(try sink.drain(), "\(server): round \(round) did not drain")
+            #expect(try Self.clients(named: name, on: server).count == 1, "\(server): round \(round)'s client")
+            sink.close()
+            let deadline = ContinuousClock.now + .seconds(5)
+            while try !Self.clients(named: name, on: server).isEmpty, ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(50))
+            }
+            #expect(try Self.clients(named: name, on: server).isEmpty, "\(server): round \(round) left its client")
+        }
     }
 }

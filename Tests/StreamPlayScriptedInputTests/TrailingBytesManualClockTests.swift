@@ -49,10 +49,9 @@ struct TrailingBytesManualClockTests {
         server.serve(Self.bytes, at: Self.url)
         server.script(Self.url, .stall(atByte: 0))
         let read = try TrailingRead(server: server, clock: clock)
+        // The reader takes its deadline before starting the transfer; it looks at the clock
+        // about every 50 ms of real time.
         try #require(await eventually { server.stalledTransfers == 1 })
-        // The reader takes its deadline right after starting the transfer; it looks at the
-        // clock about every 50 ms of real time.
-        try await Task.sleep(for: .milliseconds(100))
         clock.advance(by: .seconds(TrailingBytesReader.timeout) - .milliseconds(1))
         try await Task.sleep(for: .milliseconds(200))
         #expect(!read.returned, "gave up before the timeout, at \(clock.now)")

@@ -15,8 +15,9 @@ extension TrailingBytesReader {
         let collector = TrailingBytesCollector(wanted: wanted)
         let request = MediaRequest(url: url, rangeStart: totalLength - wanted,
                                    headers: HTTPHeaders(headers.sorted { $0.key < $1.key }.map { (name: $0.key, value: $0.value) }))
-        let control = transport.startTransfer(request, receiver: collector)
+        // Timed from before the request, so that no one who sees it can move the clock first.
         let deadline = clock.now + .milliseconds(Int(timeout * 1000))
+        let control = transport.startTransfer(request, receiver: collector)
         while true {
             let state = collector.state.withEngineLock { $0 }
             if let end = state.end {

@@ -7,13 +7,14 @@ import Synchronization
 /// number of players. (A PulseAudio daemon takes at most 64 clients.)
 ///
 /// Threads and what each owns:
-/// - The `pa_threaded_mainloop` is made with the connection and freed with it. Its thread runs
-///   while at least one sink uses the connection (from the sink's first open to its close), and
-///   dispatches every libpulse event. Callbacks on that thread only signal the mainloop (a
+/// - The `pa_threaded_mainloop` is made with the connection and freed with it. Its thread
+///   starts at the first sink's first open and runs until the connection goes (libpulse cannot
+///   start a mainloop again once stopped), and dispatches every libpulse event. Callbacks on that thread only signal the mainloop (a
 ///   broadcast: each waiting thread checks its own condition again).
 /// - The context, its generation and every libpulse call are guarded by the mainloop lock,
 ///   taken by the sinks' decoder and control threads.
-/// - The user count, and starting and stopping the mainloop's thread, are guarded by `users`.
+/// - The user count, and starting the mainloop's thread, are guarded by `users`. While no sink
+///   uses the connection, it holds no context: the server sees the client leave.
 ///
 /// The context is made by the first sink that needs a ready one. Sinks that need it while it
 /// connects wait for that connection instead of making their own; a context is replaced only
@@ -24,8 +25,8 @@ final class PulseAudioConnection: @unchecked Sendable {
     let mainloop: OpaquePointer
     private let server: String?
     private let applicationName: String
-    /// Sinks using the connection; the mainloop's thread runs while this is above 0.
-    private let users = Mutex<Int>(0)
+    /// Sinks using the connection, and whether the mainloop's thread was started.
+    private let users = Mutex<(count: Int, started: Bool)>((0, false))
     // Guarded by the mainloop lock.
     private var context: OpaquePointer?
     /// Counts the contexts made, so that a sink can tell the context it checked from a new one.
@@ -65,8 +66,9 @@ final class PulseAudioConnection: @unchecked Sendable {
     }
 
     deinit {
-        // Every sink removed itself as a user before letting go of the connection, so the
-        // thread is stopped; the context is dropped here in case.
+        // Every sink removed itself as a user before letting go of the connection, so there is
+        // no context left; dropped here in case. Freeing stops and joins the thread (never this
+        // one: the mainloop holds no reference to the connection).
         pa_threaded_mainloop_lock(mainloop)
         disconnectLocked()
         pa_threaded_mainloop_unlock(mainloop)
@@ -77,26 +79,28 @@ final class PulseAudioConnection: @unchecked Sendable {
         server ?? "the default PulseAudio server"
     }
 
-    /// A sink starts using the connection: the mainloop's thread runs from the first user on.
+    /// A sink starts using the connection: the mainloop's thread starts with the first one.
     func addUser() throws(PlayerError) {
-        try users.withEngineLock { (count: inout Int) throws(PlayerError) in
-            if count == 0, pa_threaded_mainloop_start(mainloop) < 0 {
-                throw PlayerError.soundServerUnavailable(reason: "cannot start the PulseAudio main loop")
+        try users.withEngineLock { (users: inout (count: Int, started: Bool)) throws(PlayerError) in
+            if !users.started {
+                guard pa_threaded_mainloop_start(mainloop) >= 0 else {
+                    throw PlayerError.soundServerUnavailable(reason: "cannot start the PulseAudio main loop")
+                }
+                users.started = true
             }
-            count += 1
+            users.count += 1
         }
     }
 
     /// A sink stops using the connection (its streams are closed): after the last one, the
-    /// context is disconnected and the mainloop's thread ends.
+    /// context is disconnected. The thread runs on, for the next sink (see the type).
     func removeUser() {
-        users.withEngineLock { count in
-            count -= 1
-            guard count == 0 else { return }
+        users.withEngineLock { users in
+            users.count -= 1
+            guard users.count == 0 else { return }
             pa_threaded_mainloop_lock(mainloop)
             disconnectLocked()
             pa_threaded_mainloop_unlock(mainloop)
-            pa_threaded_mainloop_stop(mainloop)
         }
     }
 
@@ -156,6 +160,8 @@ final class PulseAudioConnection: @unchecked Sendable {
     /// The current context's last error, for messages. Call with the mainloop lock held.
     var errorLocked: String {
         guard let context else { return "not connected" }
-        return String(cString: pa_strerror(pa_context_errno(context)))
+        // A stream can end with no error on the shared context (which may be a newer one).
+        let code = pa_context_errno(context)
+        return code == 0 ? "the server gave no reason" : String(cString: pa_strerror(code))
     }
 }

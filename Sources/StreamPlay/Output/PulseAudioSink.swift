@@ -193,6 +193,9 @@ public final class PulseAudioSink: AudioSink, @unchecked Sendable {
             bytesPerSecond: lostFormat.sampleRate * lostFormat.bytesPerFrame,
             bytesPerFrame: lostFormat.bytesPerFrame, held: history.count))
         closeStreamLocked()
+        // The named sink may be what went away, with the connection still up: it is looked
+        // for again before the new stream, which PipeWire would otherwise play elsewhere.
+        checkedGeneration = nil
         unplayedFramesWhileAway = unplayed.count / lostFormat.bytesPerFrame
         pa_threaded_mainloop_unlock(mainloop)
         defer {
@@ -435,8 +438,18 @@ public final class PulseAudioSink: AudioSink, @unchecked Sendable {
         pa_stream_set_latency_update_callback(stream, nil, nil)
         pa_stream_set_write_callback(stream, nil, nil)
         pa_stream_set_underflow_callback(stream, nil, nil)
-        if pa_stream_get_state(stream) == PA_STREAM_READY {
+        switch pa_stream_get_state(stream) {
+        case PA_STREAM_READY:
             pa_stream_disconnect(stream)
+        case PA_STREAM_CREATING:
+            // Given up while the server makes it (an interrupt): it cannot be disconnected yet,
+            // and the shared context keeps it, so it would become a stream of nobody's once
+            // ready. It is disconnected then, by a callback that needs no sink.
+            pa_stream_set_state_callback(stream, { stream, _ in
+                if let stream, pa_stream_get_state(stream) == PA_STREAM_READY { pa_stream_disconnect(stream) }
+            }, nil)
+        default:
+            break
         }
         pa_stream_unref(stream)
         self.stream = nil

@@ -28,10 +28,11 @@ struct SoundServer: Sendable, CustomStringConvertible {
                                       alteredTailSignalToNoise: 40)
     static let all = [pulseAudio, pipeWire]
 
-    /// Whether `comparison`'s audio is what this server should have played: exact, or altered
-    /// only as ``alteredTailSignalToNoise`` allows.
+    /// Whether `comparison`'s audio is what this server should have played: all of the track,
+    /// exact, or altered only as ``alteredTailSignalToNoise`` allows.
     func played(_ comparison: MonitorComparison) -> Bool {
-        comparison.mismatchedFrames == 0
+        guard comparison.aligned, comparison.complete else { return false }
+        return comparison.mismatchedFrames == 0
             || alteredTailSignalToNoise.map { comparison.tailSignalToNoise >= $0 && comparison.silentGapFrames == 0 } ?? false
     }
 

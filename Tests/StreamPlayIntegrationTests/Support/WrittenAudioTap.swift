@@ -28,8 +28,12 @@ final class WrittenAudioTap: AudioSink {
 
     func write(_ pcm: UnsafeRawBufferPointer) throws(PlayerError) -> Int {
         let taken = try inner.write(pcm)
-        let copy = UnsafeRawBufferPointer(rebasing: pcm[0..<taken])
-        written.withEngineLock { $0.append(contentsOf: copy.bindMemory(to: Int16.self)) }
+        // Copied byte for byte: the engine's buffer is not rebound to another type.
+        let samples = [Int16](unsafeUninitializedCapacity: taken / 2) { buffer, count in
+            UnsafeMutableRawBufferPointer(buffer).copyMemory(from: UnsafeRawBufferPointer(rebasing: pcm[0..<(taken / 2 * 2)]))
+            count = taken / 2
+        }
+        written.withEngineLock { $0.append(contentsOf: samples) }
         return taken
     }
 
