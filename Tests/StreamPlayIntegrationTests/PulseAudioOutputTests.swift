@@ -73,4 +73,39 @@ struct PulseAudioOutputTests {
         }
         player.stop()
     }
+
+    /// A server that hung: it takes the connection and never answers. Each play fails after
+    /// its own connect timeout. The second player comes while the first still waits on the
+    /// process's one connection, which has been stuck longer than the second would wait: it
+    /// connects anew (the server sees a second connection) rather than wait on the stuck one.
+    @Test("a server that never answers fails each play after its connect timeout; a stuck connection is made anew")
+    func silentServer() async throws {
+        let server = try SilentSocketServer()
+        func player(timeout: Double) -> Player {
+            var configuration = PlayerConfiguration(output: .pulseAudio(server: server.address))
+            configuration.soundServerConnectTimeout = timeout
+            return Player(configuration: configuration)
+        }
+        let url = "\(try TestEnvironment.http())/cbr-44k-stereo-short.mp3"
+        let first = player(timeout: 3), second = player(timeout: 1)
+        defer { first.stop(); second.stop() }
+        let started = ContinuousClock.now
+        first.play(url)
+        try await Task.sleep(for: .milliseconds(1500))
+        #expect(first.state == .connecting)
+        #expect(server.accepted == 1)
+        second.play(url)
+        for (player, timeout) in [(second, 1.0), (first, 3.0)] {
+            let final = try await player.finish(within: 10)
+            let waited = (ContinuousClock.now - started).inSeconds
+            guard case .failed(let error) = final, error.code == .soundServerUnavailable,
+                  error.reason?.contains("did not answer within \(timeout) s") == true else {
+                Issue.record("the player with a \(timeout) s timeout: expected soundServerUnavailable, did not answer; got \(final)")
+                continue
+            }
+            #expect(waited < 3 + 2, "the player with a \(timeout) s timeout failed only after \(waited) s")
+        }
+        #expect((ContinuousClock.now - started).inSeconds >= 2.4, "the second player waited its 1 s")
+        #expect(server.accepted == 2, "the second player connected anew")
+    }
 }

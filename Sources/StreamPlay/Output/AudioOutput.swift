@@ -16,7 +16,8 @@ public enum AudioOutput: Sendable {
         case .pulseAudio(let server, let sink):
             PulseAudioSink(server: server, sinkName: sink, targetLatency: configuration.targetLatency,
                            prebuffer: configuration.prebuffer,
-                           reconnectTimeout: configuration.soundServerReconnectTimeout)
+                           reconnectTimeout: configuration.soundServerReconnectTimeout,
+                           connectTimeout: configuration.soundServerConnectTimeout)
         case .wavFile(let path):
             WAVFileSink(path: path)
         case .null:

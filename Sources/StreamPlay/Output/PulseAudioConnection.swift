@@ -31,6 +31,8 @@ final class PulseAudioConnection: @unchecked Sendable {
     private var context: OpaquePointer?
     /// Counts the contexts made, so that a sink can tell the context it checked from a new one.
     private var generation = 0
+    /// When the current context began to connect.
+    private var connectStarted = ContinuousClock.now
 
     private struct Key: Hashable {
         let server: String?
@@ -106,10 +108,15 @@ final class PulseAudioConnection: @unchecked Sendable {
 
     /// The ready context and its generation, connecting if there is none or the last one failed,
     /// or waiting while another sink's connection is under way. Call with the mainloop lock held.
-    /// - Throws: `soundServerUnavailable` when the connection this call waited for fails, or
-    ///   when `interrupted` ends the wait ("connection interrupted"); the context is then left
-    ///   as it is, for the other sinks.
-    func readyContextLocked(interrupted: () -> Bool) throws(PlayerError) -> (context: OpaquePointer, generation: Int) {
+    ///
+    /// A connection under way for longer than `deadline` allows is given up on and replaced:
+    /// a server that hung during one connection must not keep every later sink waiting on it.
+    /// - Throws: `soundServerUnavailable` when the connection this call waited for fails, when
+    ///   the server does not answer by `deadline`, or when `interrupted` ends the wait
+    ///   ("connection interrupted"); in the last two cases the context is left as it is, for
+    ///   the other sinks.
+    func readyContextLocked(interrupted: () -> Bool,
+                            deadline: PulseAudioOpenDeadline) throws(PlayerError) -> (context: OpaquePointer, generation: Int) {
         var waited = false
         while true {
             let state = context.map { pa_context_get_state($0) }
@@ -123,8 +130,15 @@ final class PulseAudioConnection: @unchecked Sendable {
                 // call's. Otherwise the context is gone or failed earlier: a new one replaces it.
                 if waited { throw .soundServerUnavailable(reason: "\(serverDescription): \(errorLocked)") }
                 try connectLocked()
+            } else if !waited, ContinuousClock.now - connectStarted > .seconds(deadline.seconds) {
+                // Connecting for longer than this sink would wait: stuck, so started afresh.
+                try connectLocked()
             }
             waited = true
+            if let context, deadline.hasPassedLocked(wakingThrough: context) {
+                throw .soundServerUnavailable(
+                    reason: "\(serverDescription) did not answer within \(deadline.seconds) s")
+            }
             pa_threaded_mainloop_wait(mainloop)
         }
     }
@@ -137,6 +151,7 @@ final class PulseAudioConnection: @unchecked Sendable {
         }
         context = newContext
         generation += 1
+        connectStarted = .now
         pa_context_set_state_callback(newContext, { _, userdata in
             let connection = Unmanaged<PulseAudioConnection>.fromOpaque(userdata!).takeUnretainedValue()
             pa_threaded_mainloop_signal(connection.mainloop, 0)

@@ -4,6 +4,9 @@ import Glibc
 #endif
 import Synchronization
 
+// Over 500 lines: one type whose state is all guarded by the mainloop lock; split into files,
+// that state would have to be visible to the whole module.
+
 /// Plays audio through a PulseAudio (or PipeWire-Pulse) server in real time.
 ///
 /// Uses `pa_threaded_mainloop` with a `pa_stream`, not `pa_simple`: the stream can be corked
@@ -32,6 +35,8 @@ public final class PulseAudioSink: AudioSink, @unchecked Sendable {
     private let prebuffer: Double
     /// Seconds a server that went away mid-play may take to come back (0: fail at once).
     private let reconnectTimeout: Double
+    /// Seconds the server has to answer while a stream opens (see ``PulseAudioOpenDeadline``).
+    private let connectTimeout: Double
 
     /// The process's connection to the server, shared with the other sinks that play there.
     private let connection: PulseAudioConnection
@@ -79,14 +84,18 @@ public final class PulseAudioSink: AudioSink, @unchecked Sendable {
     ///     `targetLatency`).
     ///   - reconnectTimeout: seconds a server that goes away mid-play may take to come back
     ///     before writes fail (0: they fail at once).
+    ///   - connectTimeout: seconds the server has to answer while ``open(format:)`` connects,
+    ///     looks up `sinkName` and makes the stream, before it fails.
     public init(server: String? = nil, sinkName: String? = nil, applicationName: String = "StreamPlay",
-                targetLatency: Double = 0.2, prebuffer: Double = 0.05, reconnectTimeout: Double = 5) {
+                targetLatency: Double = 0.2, prebuffer: Double = 0.05, reconnectTimeout: Double = 5,
+                connectTimeout: Double = 10) {
         self.server = server
         self.sinkName = sinkName
         self.applicationName = applicationName
         self.targetLatency = targetLatency
         self.prebuffer = min(prebuffer, targetLatency / 2)
         self.reconnectTimeout = max(reconnectTimeout, 0)
+        self.connectTimeout = max(connectTimeout, 0)
         connection = PulseAudioConnection.shared(server: server, applicationName: applicationName)
         mainloop = connection.mainloop
     }
@@ -102,20 +111,27 @@ public final class PulseAudioSink: AudioSink, @unchecked Sendable {
     public var underflowCount: Int { underflows.load(ordering: .relaxed) }
 
     /// Connects to the server if the process's connection is not ready, and makes a corked
-    /// stream for `format`.
+    /// stream for `format`. A server that does not answer within the connect timeout is
+    /// `soundServerUnavailable`.
     public func open(format: AudioFormat) throws(PlayerError) {
+        try open(format: format, within: connectTimeout)
+    }
+
+    private func open(format: AudioFormat, within seconds: Double) throws(PlayerError) {
         if !usingConnection {
             try connection.addUser()
             usingConnection = true
         }
         pa_threaded_mainloop_lock(mainloop)
         defer { pa_threaded_mainloop_unlock(mainloop) }
-        let context = try readyContextLocked()
+        let deadline = PulseAudioOpenDeadline(seconds: seconds, mainloop: mainloop)
+        defer { deadline.cancelLocked() }
+        let context = try readyContextLocked(deadline: deadline)
         if let stream, self.format == format, pa_stream_get_state(stream) == PA_STREAM_READY {
             return
         }
         closeStreamLocked()
-        try makeStreamLocked(format: format, context: context)
+        try makeStreamLocked(format: format, context: context, deadline: deadline)
     }
 
     /// Writes `pcm`, waiting on the server's requests for more while its buffer is full. A
@@ -209,7 +225,8 @@ public final class PulseAudioSink: AudioSink, @unchecked Sendable {
         while true {
             if interrupted.load(ordering: .acquiring) { return }
             do throws(PlayerError) {
-                try open(format: lostFormat)
+                // A server back but not answering gets no longer than the reconnect has left.
+                try open(format: lostFormat, within: min(connectTimeout, max((deadline - .now).inSeconds, 0)))
                 break
             } catch {
                 last = error
@@ -346,14 +363,20 @@ public final class PulseAudioSink: AudioSink, @unchecked Sendable {
 
     /// The connection's ready context, connecting if needed; a sink asked for by name must
     /// exist on it.
-    private func readyContextLocked() throws(PlayerError) -> OpaquePointer {
-        let (context, generation) = try connection.readyContextLocked { interrupted.load(ordering: .acquiring) }
+    private func readyContextLocked(deadline: PulseAudioOpenDeadline) throws(PlayerError) -> OpaquePointer {
+        let (context, generation) = try connection.readyContextLocked(
+            interrupted: { interrupted.load(ordering: .acquiring) }, deadline: deadline)
         // A sink asked for by name must exist. PulseAudio refuses a stream to a missing sink,
         // but PipeWire's pulse server plays it on the default sink instead: the audio would be
         // heard somewhere the caller did not ask for. Checked once per connection.
         guard let sinkName, checkedGeneration != generation else { return context }
-        if !PulseSinkLookup.exists(sinkName, context: context, mainloop: mainloop,
-                                   interrupted: { interrupted.load(ordering: .acquiring) }) {
+        var timedOut = false
+        let found = PulseSinkLookup.exists(sinkName, context: context, mainloop: mainloop) {
+            timedOut = deadline.hasPassedLocked(wakingThrough: context)
+            return timedOut || interrupted.load(ordering: .acquiring)
+        }
+        if !found {
+            if timedOut { throw noAnswer(within: deadline) }
             throw interrupted.load(ordering: .acquiring)
                 ? .soundServerUnavailable(reason: "\(connection.serverDescription): connection interrupted")
                 : .soundServerUnavailable(reason: "\(connection.serverDescription) has no sink named \(sinkName)")
@@ -366,9 +389,14 @@ public final class PulseAudioSink: AudioSink, @unchecked Sendable {
         connection.serverDescription
     }
 
+    private func noAnswer(within deadline: PulseAudioOpenDeadline) -> PlayerError {
+        .soundServerUnavailable(reason: "\(serverDescription) did not answer within \(deadline.seconds) s")
+    }
+
     // MARK: Stream (mainloop lock held)
 
-    private func makeStreamLocked(format: AudioFormat, context: OpaquePointer) throws(PlayerError) {
+    private func makeStreamLocked(format: AudioFormat, context: OpaquePointer,
+                                  deadline: PulseAudioOpenDeadline) throws(PlayerError) {
         var spec = pa_sample_spec(format: Self.nativeS16, rate: UInt32(format.sampleRate), channels: UInt8(format.channels))
         guard let newStream = pa_stream_new(context, applicationName, &spec, nil) else {
             throw .soundServerUnavailable(reason: "cannot create a stream for \(format): \(contextErrorLocked)")
@@ -419,6 +447,10 @@ public final class PulseAudioSink: AudioSink, @unchecked Sendable {
                 let reason = state == PA_STREAM_FAILED || state == PA_STREAM_TERMINATED ? contextErrorLocked : "interrupted"
                 closeStreamLocked()
                 throw .soundServerUnavailable(reason: "cannot play on \(sinkName ?? "the default sink"): \(reason)")
+            }
+            if deadline.hasPassedLocked(wakingThrough: context) {
+                closeStreamLocked()
+                throw noAnswer(within: deadline)
             }
             pa_threaded_mainloop_wait(mainloop)
         }

@@ -13,10 +13,10 @@ enum PulseSinkLookup {
         init(mainloop: OpaquePointer) { self.mainloop = mainloop }
     }
 
-    /// Whether the server has a sink called `name`. Waits for the answer; `interrupted` ends
-    /// the wait, and the answer is then "no".
+    /// Whether the server has a sink called `name`. Waits for the answer; `stopsWaiting`,
+    /// asked before each wait, ends it, and the answer is then "no".
     static func exists(_ name: String, context: OpaquePointer, mainloop: OpaquePointer,
-                       interrupted: () -> Bool) -> Bool {
+                       stopsWaiting: () -> Bool) -> Bool {
         let answer = Answer(mainloop: mainloop)
         let retained = Unmanaged.passRetained(answer)
         defer { retained.release() }
@@ -27,7 +27,7 @@ enum PulseSinkLookup {
         }, retained.toOpaque()) else { return false }
         defer { pa_operation_unref(operation) }
         while pa_operation_get_state(operation) == PA_OPERATION_RUNNING {
-            if interrupted() || pa_context_get_state(context) != PA_CONTEXT_READY {
+            if stopsWaiting() || pa_context_get_state(context) != PA_CONTEXT_READY {
                 pa_operation_cancel(operation)
                 return false
             }

@@ -17,6 +17,11 @@ public struct PlayerConfiguration: Sendable {
     /// take to come back. Playback then goes on where it was heard; after this long the play
     /// fails with `soundServerUnavailable`. 0 fails at once.
     public var soundServerReconnectTimeout = 5.0
+    /// Seconds a PulseAudio or PipeWire server has to answer while a track's stream opens:
+    /// connecting, finding the named sink, making the stream. A server that accepts the
+    /// connection and then never answers fails the play with `soundServerUnavailable` after
+    /// this long, instead of holding it in ``PlayerState/connecting``.
+    public var soundServerConnectTimeout = 10.0
     /// After the input ran dry, seconds of audio (at the stream's bitrate) buffered again before
     /// playback goes on, while the link's speed is not known yet or about matches the stream:
     /// well above the point where it stopped, so that it does not stop and start again every

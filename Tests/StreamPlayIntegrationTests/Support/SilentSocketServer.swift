@@ -1,0 +1,58 @@
+import Foundation
+import Glibc
+import StreamPlay
+
+/// A Unix socket that takes connections and never answers: a sound server that hung. Counts
+/// the connections it took; each stays open, unread, until the server goes.
+final class SilentSocketServer: @unchecked Sendable {
+    // @unchecked Sendable: the connections are guarded by their box's lock; the rest is set once.
+    let path: String
+    private let listener: Int32
+    private let connections = Connections()
+
+    private final class Connections: @unchecked Sendable {
+        let lock = NSLock()
+        var descriptors: [Int32] = []
+    }
+
+    /// The address as `PULSE_SERVER` writes it.
+    var address: String { "unix:\(path)" }
+
+    init() throws {
+        path = TestEnvironment.temporaryPath("silent.sock")
+        listener = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard listener >= 0 else { throw POSIXError(.EMFILE) }
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &address.sun_path) { raw in
+            _ = path.utf8CString.withUnsafeBytes { raw.copyMemory(from: UnsafeRawBufferPointer(rebasing: $0.prefix(raw.count - 1))) }
+        }
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listener, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        guard bound == 0, listen(listener, 16) == 0 else {
+            close(listener)
+            throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EINVAL)
+        }
+        // Captures no `self`, so that the server goes when the test lets go of it.
+        let (listener, connections) = (listener, connections)
+        Thread {
+            while true {
+                let connection = accept(listener, nil, nil)
+                if connection < 0 { return }
+                connections.lock.withLock { connections.descriptors.append(connection) }
+            }
+        }.start()
+    }
+
+    /// Connections taken so far.
+    var accepted: Int { connections.lock.withLock { connections.descriptors.count } }
+
+    deinit {
+        // Shutting the listener down ends the accept; the connections close with it.
+        shutdown(listener, Int32(SHUT_RDWR))
+        close(listener)
+        for connection in connections.lock.withLock({ connections.descriptors }) { close(connection) }
+        unlink(path)
+    }
+}
