@@ -48,6 +48,40 @@ struct PulseAudioOutputTests {
                 "\(server) \(file): aligned \(content.aligned), complete \(content.complete), \(content.mismatchedFrames) frames differ from mpg123 -s (\(content.diagnosis); \(underflows) underflows reported); stretches (recording frame, track frame): \(SeekTests.segments(of: recording, in: reference).map { "\($0.output)→\($0.track)" })")
     }
 
+    /// The position is written frames minus `latencyFrames`. A write blocks while the stream is
+    /// full, after the server took part of it: that part is queued (in the server's latency) but
+    /// not yet counted as written, and the position lagged by it, up to a decode chunk (about
+    /// 50 ms, what the harness's position scenario showed). On a corked stream nothing is heard,
+    /// so the sink's latency against returned writes must be 0 while its first write blocks.
+    @Test("a blocked write's frames the server took are left out of latencyFrames", arguments: SoundServer.all)
+    func latencyDuringBlockedWrite(server: SoundServer) async throws {
+        let address = try server.address()
+        let nullSink = try ExtraNullSink(sampleRate: 44100, channels: 2, server: address)
+        let sink = PulseAudioSink(server: address, sinkName: nullSink.name, targetLatency: 0.2)
+        defer { sink.close() }
+        let format = AudioFormat(sampleRate: 44100, channels: 2)
+        try sink.open(format: format)
+        let second = [UInt8](repeating: 1, count: format.sampleRate * format.bytesPerFrame)
+        // The bytes the write took, once it returned (-1: it threw).
+        let written = LockedBox<Int?>(nil)
+        let writer = EngineThread(name: "sp-test-writer") {
+            let count = second.withUnsafeBytes { try? sink.write($0) }
+            written.set(count ?? -1)
+        }
+        try await Task.sleep(for: .milliseconds(400))
+        let whileBlocked = sink.latencyFrames
+        #expect(written.get() == nil, "\(server): a second of audio fit in a corked stream")
+        #expect(abs(whileBlocked) <= format.sampleRate / 100,
+                "\(server): \(whileBlocked) frames of latency while the first write blocks on a corked stream")
+        sink.interrupt()
+        writer.join()
+        let taken = (written.get() ?? -1) / format.bytesPerFrame
+        #expect(taken > 0 && taken < format.sampleRate, "\(server): the interrupted write took \(taken) frames")
+        // Once the write returned, its frames count as written and stand in the latency.
+        #expect(abs(sink.latencyFrames - taken) <= format.sampleRate / 100,
+                "\(server): latency \(sink.latencyFrames) frames after a write that took \(taken)")
+    }
+
     @Test("an unreachable sound server is a typed error, quickly")
     func unreachableServer() async throws {
         let player = Player(configuration: PlayerConfiguration(output: .pulseAudio(server: "unix:/nonexistent/pulse/native")))

@@ -43,7 +43,10 @@ public protocol AudioSink: AnyObject, Sendable {
     /// fill, so output starts at this much at the latest.
     var queueCapacityFrames: Int { get }
 
-    /// Frames queued but not yet heard: what stands between "written" and "heard".
+    /// Frames queued but not yet heard: what stands between "written" and "heard", where
+    /// "written" is what returned ``write(_:)`` calls took. A sink that already queued part
+    /// of a write still blocked leaves that part out, so that written minus this is what was
+    /// heard at any instant, not only between writes; it can then be below 0.
     var latencyFrames: Int { get }
 
     /// Sets the output volume, 0 (silent) to 1 (unchanged); values above 1 amplify.

@@ -61,6 +61,10 @@ public final class PulseAudioSink: AudioSink, @unchecked Sendable {
     /// While reconnecting: the frames the lost server had not played, which stand for its
     /// latency, so that the position holds where the sound stopped.
     private var unplayedFramesWhileAway: Int?
+    /// Frames of the ``write(_:)`` under way that the server already took: they are queued,
+    /// so counted in its latency, but the caller counts them as written only once the write
+    /// returns (see ``latencyFrames``).
+    private var framesTakenOfWriteUnderWay = 0
     private var lastWrite = ContinuousClock.now
 
     private let interrupted = Atomic<Bool>(false)
@@ -137,10 +141,15 @@ public final class PulseAudioSink: AudioSink, @unchecked Sendable {
     /// Writes `pcm`, waiting on the server's requests for more while its buffer is full. A
     /// server that went away is reconnected to first (see the type's description).
     public func write(_ pcm: UnsafeRawBufferPointer) throws(PlayerError) -> Int {
+        defer {
+            pa_threaded_mainloop_lock(mainloop)
+            framesTakenOfWriteUnderWay = 0
+            pa_threaded_mainloop_unlock(mainloop)
+        }
         var offset = 0
         while true {
             do throws(PlayerError) {
-                try write(pcm, offset: &offset)
+                try write(pcm, offset: &offset, isCallersAudio: true)
                 return offset
             } catch {
                 try reconnect(after: error)
@@ -150,8 +159,9 @@ public final class PulseAudioSink: AudioSink, @unchecked Sendable {
     }
 
     /// Writes `pcm` from `offset` on, moving `offset` past what was written: to the end, or less
-    /// when interrupted or when the server went away (then the error is thrown).
-    private func write(_ pcm: UnsafeRawBufferPointer, offset: inout Int) throws(PlayerError) {
+    /// when interrupted or when the server went away (then the error is thrown). The caller's
+    /// audio (not a reconnect's rewrite) is counted in `framesTakenOfWriteUnderWay` as it goes.
+    private func write(_ pcm: UnsafeRawBufferPointer, offset: inout Int, isCallersAudio: Bool) throws(PlayerError) {
         guard let base = pcm.baseAddress else {
             offset = pcm.count
             return
@@ -178,6 +188,7 @@ public final class PulseAudioSink: AudioSink, @unchecked Sendable {
             history.append(UnsafeRawBufferPointer(start: base + offset, count: count))
             noteLatencyLocked(stream)
             offset += count
+            if isCallersAudio, let format { framesTakenOfWriteUnderWay = offset / format.bytesPerFrame }
         }
     }
 
@@ -241,7 +252,9 @@ public final class PulseAudioSink: AudioSink, @unchecked Sendable {
         // play stays corked, and the write waits for the resume, as any write while paused.)
         if !wasCorked { start() }
         var written = 0
-        try unplayed.withPlayerBytes { bytes throws(PlayerError) in try write(bytes, offset: &written) }
+        try unplayed.withPlayerBytes { bytes throws(PlayerError) in
+            try write(bytes, offset: &written, isCallersAudio: false)
+        }
     }
 
     /// Uncorks the stream.
@@ -335,17 +348,18 @@ public final class PulseAudioSink: AudioSink, @unchecked Sendable {
         return streamCapacityFrames
     }
 
-    /// Frames written but not yet heard: the stream's queue plus the device's own latency,
-    /// interpolated between the server's timing updates.
+    /// Frames that returned writes queued and that are not heard yet: the stream's queue plus
+    /// the device's own latency, interpolated between the server's timing updates, less what
+    /// the server already took of a write still under way (see ``AudioSink/latencyFrames``).
     public var latencyFrames: Int {
         pa_threaded_mainloop_lock(mainloop)
         defer { pa_threaded_mainloop_unlock(mainloop) }
-        if let unplayedFramesWhileAway { return unplayedFramesWhileAway }
+        if let unplayedFramesWhileAway { return unplayedFramesWhileAway - framesTakenOfWriteUnderWay }
         guard let stream, let format, pa_stream_get_state(stream) == PA_STREAM_READY else { return 0 }
         var latency: pa_usec_t = 0
         var negative: Int32 = 0
         guard pa_stream_get_latency(stream, &latency, &negative) == 0, negative == 0 else { return 0 }
-        return Int((Double(latency) * Double(format.sampleRate) / 1_000_000).rounded())
+        return Int((Double(latency) * Double(format.sampleRate) / 1_000_000).rounded()) - framesTakenOfWriteUnderWay
     }
 
     /// Sets the stream's volume on the server (1 leaves samples unchanged).

@@ -169,6 +169,10 @@ final class PlaybackSession: QueueSession, @unchecked Sendable {
 
     /// Seconds heard so far: frames handed to the sink minus those still queued in it.
     /// While a seek is pending, its target.
+    ///
+    /// The sink's latency leaves out what it took of a write still under way, which is not in
+    /// `framesWritten` yet (see ``AudioSink/latencyFrames``). Only a read in the instant between
+    /// a write's return and the count that follows it is a write's frames behind.
     var position: Double? {
         if let target = commands.withEngineLock({ $0.machine.shownSeekTarget }) { return target }
         let rate = sampleRate.load(ordering: .acquiring)
