@@ -35,12 +35,12 @@ final class SilentSocketServer: @unchecked Sendable {
             throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EINVAL)
         }
         // Captures no `self`, so that the server goes when the test lets go of it.
-        let (listener, connections) = (listener, connections)
+        let (listening, taken) = (listener, connections)
         Thread {
             while true {
-                let connection = accept(listener, nil, nil)
+                let connection = accept(listening, nil, nil)
                 if connection < 0 { return }
-                connections.lock.withLock { connections.descriptors.append(connection) }
+                taken.lock.withLock { taken.descriptors.append(connection) }
             }
         }.start()
     }
