@@ -126,7 +126,8 @@ struct PulseAudioOutputTests {
         let started = ContinuousClock.now
         first.play(url)
         try await Task.sleep(for: .milliseconds(1500))
-        #expect(first.state == .connecting)
+        // Decoding goes on while the sink waits for the server: connecting or buffering.
+        #expect(first.state == .connecting || first.state == .buffering, "the first player is \(first.state)")
         #expect(server.accepted == 1)
         second.play(url)
         for (player, timeout) in [(second, 1.0), (first, 3.0)] {
