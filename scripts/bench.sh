@@ -49,13 +49,17 @@ done
 
 bash scripts/install-deps.sh --peers
 
-# GStreamer's command for seek trials (gst-launch has no start option), built each run: it is
-# one small file, and a stale binary could outlive a change to it.
+# GStreamer's command for seek trials (gst-launch has no start option), and the position
+# scenario's method floor (raw PCM through libpulse, read with pa_stream_get_time), built each
+# run: each is one small file, and a stale binary could outlive a change to it.
 tools="$root/.build-bench-tools"
 mkdir -p "$tools"
 # shellcheck disable=SC2046  # pkg-config's flags are separate words
 gcc -O2 -Wall -Werror -o "$tools/gst-play-from" Benchmarks/Peers/gst-play-from.c \
   $(pkg-config --cflags --libs gstreamer-1.0)
+# shellcheck disable=SC2046
+gcc -O2 -Wall -Werror -o "$tools/pa-position-probe" Benchmarks/Peers/pa-position-probe.c \
+  $(pkg-config --cflags --libs libpulse)
 export PATH="$tools:$PATH"
 
 # After the install, so that every tool is there to ask. Each in $(...): a version that cannot

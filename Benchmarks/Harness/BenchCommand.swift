@@ -54,7 +54,7 @@ struct RunCommand: ParsableCommand {
     @Option(help: "Comma-separated scenarios to run: \(Scenarios.all.map { $0.key }.joined(separator: ",")).")
     var scenarios: String?
 
-    @Option(help: "Comma-separated players to measure (library, streamplay, mpg123, mpv, ffplay, gstreamer, pacat, ffmpeg); all by default.")
+    @Option(help: "Comma-separated players to measure (library, streamplay, mpg123, mpv, ffplay, gstreamer, pacat, ffmpeg, probe); all by default.")
     var players: String?
 
     @Option(help: "The command line to print in the report.")
@@ -166,7 +166,7 @@ struct RunCommand: ParsableCommand {
         guard let players else { return nil }
         let names: [String: Subject] = ["library": .library, "streamplay": .streamplay, "mpg123": .mpg123, "mpv": .mpv,
                                         "ffplay": .ffplay, "gstreamer": .gstreamer, "pacat": .pacatFloor,
-                                        "ffmpeg": .ffmpegDecode]
+                                        "ffmpeg": .ffmpegDecode, "probe": .positionProbe]
         return try players.split(separator: ",").map { name in
             guard let subject = names[String(name)] else { throw ValidationError("unknown player: \(name)") }
             return subject

@@ -12,10 +12,12 @@ final class BenchContext {
     let streamplay: String
     let rounds: Int
     let smoke: Bool
-    /// The players here that play to a sink.
+    /// The players here that play to a sink (less the position scenario's own probe).
     let subjects: [Subject]
     /// Whether `ffmpeg -f null` is here (and chosen): the reference of the decode CPU figures.
     let hasFFmpegDecode: Bool
+    /// Whether pa-position-probe is here (and chosen): the position scenario's method floor.
+    let hasPositionProbe: Bool
     private(set) var sinks: [BenchSink] = []
     private var trialCounter = 0
     private let runID = String(UInt32.random(in: 0...UInt32.max), radix: 16)
@@ -31,8 +33,9 @@ final class BenchContext {
         self.rounds = rounds
         self.smoke = smoke
         let available = (only ?? Subject.allCases).filter { $0.isAvailable(streamplay: streamplay) }
-        subjects = available.filter(\.plays)
+        subjects = available.filter { $0.plays && $0 != .positionProbe }
         hasFFmpegDecode = available.contains(.ffmpegDecode)
+        hasPositionProbe = available.contains(.positionProbe)
     }
 
     var missing: [Subject] { Subject.allCases.filter { !$0.isAvailable(streamplay: streamplay) } }

@@ -27,7 +27,7 @@ enum MarkdownReport {
             var header = "| Player |"
             var rule = "|---|"
             for metric in scenario.metrics {
-                header += " \(metric.title) |"
+                header += " \(escaped(metric.title)) |"
                 rule += "---|"
                 if metric.lowerIsBetter != nil {
                     header += " × best peer |"
@@ -115,9 +115,14 @@ enum MarkdownReport {
         for target in targets {
             // A ratio of two figures of one subject says in its title what it divides.
             let title = target.referenceMetric == nil ? "\(target.title): \(target.subject) ÷ \(target.reference)" : target.title
-            lines.append("| \(title) | \(ratioCell(target.ratio)) | ≤ \(String(format: "%.2f", target.limit)) | \(target.verdict) |")
+            lines.append("| \(escaped(title)) | \(ratioCell(target.ratio)) | ≤ \(String(format: "%.2f", target.limit)) | \(target.verdict) |")
         }
         return lines
+    }
+
+    /// `text` made safe for a table cell: a bare "|" (as in "|error|") would end the cell.
+    private static func escaped(_ text: String) -> String {
+        text.replacingOccurrences(of: "|", with: "\\|")
     }
 
     private static func cell(_ scenario: ScenarioResult, _ subject: Subject, _ metric: Metric) -> String {

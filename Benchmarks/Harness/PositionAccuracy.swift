@@ -2,48 +2,118 @@ import Foundation
 import StreamPlay
 
 /// 5. Position accuracy: `Player.position` against what the monitor shows is being heard at
-/// that moment, over a play with a pause and seeks.
+/// that moment, over a play with a pause and seeks, with the method's own offset taken off.
 ///
 /// The test signal makes every position unique and the monitor passes our PCM unchanged, so
 /// the heard position is found by matching the recorded samples at the moment of the query
-/// against the reference decode, to the sample.
+/// against the reference decode, to the sample. The monitor's clock is not the device's,
+/// though: Benchmarks/Peers/pa-position-probe, whose position is exact by construction, is
+/// measured the same way each round, and its median error is the offset of the method.
 enum PositionAccuracy: Scenario {
     static let key = "position"
     private static let window = 64
+    /// How long the probe plays in each round: about 80 readings.
+    private static let probeSeconds = 8.0
+    /// The probe's readings from its stream's first 0.3 s are left out, as the library's are
+    /// (its first is taken 0.3 s after it starts playing).
+    private static let probeSettling = 0.3
+    /// Issue 16's targets for the corrected error, in ms.
+    private static let medianLimit = 10.0
+    private static let worstLimit = 20.0
 
     static func run(_ context: BenchContext) throws -> [ScenarioResult] {
         let file = "long.mp3"
         let length = try context.manifest.file(file).seconds
-        let reference = try loadReference(context.mediaDirectory + "/\(file).raw")
+        let referencePath = context.mediaDirectory + "/\(file).raw"
+        let reference = try loadReference(referencePath)
         let result = ScenarioResult(
             key: key, title: "5. Position accuracy (library)",
-            method: "The library plays \(file) on a recorded sink; `position` is read every 50–150 ms through stretches of play, after a 1 s pause and after two seeks (to \(Int(length / 2)) s and back to \(Int(length / 10)) s). Each reading is compared with the position heard at that instant: the recorded samples there, found in the reference decode (mpg123 -s) by exact match. The error is reported position minus heard position.",
+            method: "The library plays \(file) on a recorded sink; `position` is read every 50–150 ms through stretches of play, after a 1 s pause and after two seeks (to \(Int(length / 2)) s and back to \(Int(length / 10)) s). Each reading is compared with the position heard at that instant: the recorded samples there, found in the reference decode (mpg123 -s) by exact match. The error is reported position minus heard position. The method floor: before the library in each round, Benchmarks/Peers/pa-position-probe plays that reference decode itself as raw PCM on the same sink through libpulse, its stream made like the library's (interpolated timing, 200 ms target latency), for \(Int(probeSeconds)) s straight, and its `pa_stream_get_time` is read every 50–150 ms and matched the same way (from \(probeSettling) s on). What it plays is exactly what it was given, so its error is the method's own offset (the monitor's sample clock, the sink's mixing ahead). \"Corrected\": each of the library's errors less the probe's median error of the same round. Targets (issue 16): corrected median |error| within \(Int(medianLimit)) ms and worst within \(Int(worstLimit)) ms; the ratio is each round's figure over that bound, met when the median over rounds is at most 1 (the range shows the worst round).",
             metrics: [
                 Metric(key: "median", title: "Median |error|", unit: "ms", lowerIsBetter: nil),
                 Metric(key: "worst", title: "Worst |error|", unit: "ms", lowerIsBetter: nil),
                 Metric(key: "bias", title: "Median error", unit: "ms", lowerIsBetter: nil),
                 Metric(key: "matched", title: "Readings matched", unit: "count", lowerIsBetter: nil),
+                Metric(key: "correctedMedian", title: "Corrected median |error|", unit: "ms", lowerIsBetter: nil),
+                Metric(key: "correctedWorst", title: "Corrected worst |error|", unit: "ms", lowerIsBetter: nil),
+            ],
+            targets: [
+                Target("Position, corrected median |error|", metric: "correctedMedian", subject: .library,
+                       atMost: medianLimit, unit: "ms"),
+                Target("Position, corrected worst |error|", metric: "correctedWorst", subject: .library,
+                       atMost: worstLimit, unit: "ms"),
             ])
+        if !context.hasPositionProbe {
+            result.notes.append("No method floor: \(Subject.positionProbeProgram) (which scripts/bench.sh builds) is not on PATH, or not among the chosen players; so no corrected figures.")
+        }
         let sink = try context.sinks(1)[0]
         for round in 0..<context.rounds {
+            // The offset of the method in this round, from the probe's errors.
+            var methodOffset: Double?
+            if context.hasPositionProbe {
+                context.settle(sink)
+                let run = probeReadings(referencePath, sink: sink)
+                if let failure = run.failure { result.notes.append("Round \(round + 1): \(failure)") }
+                let floorErrors = Self.errors(of: run.readings, sink: sink, reference: reference)
+                record(floorErrors, of: run.readings.count, as: .positionProbe, round: round, in: result)
+                methodOffset = Summary(floorErrors)?.median
+            }
             context.settle(sink)
             let readings = try playWithReadings(context.httpURL(file, tag: context.nextTrialTag()), sink: sink, length: length)
-            var errors: [Double] = []
-            for reading in readings {
-                guard let heard = heardPosition(at: reading.time, near: reading.position, sink: sink, reference: reference)
-                else { continue }
-                errors.append((reading.position - heard) * 1000)
-            }
-            let absolute = errors.map(abs)
-            result.record(.library, "median", round: round, Summary(absolute)?.median)
-            result.record(.library, "worst", round: round, absolute.max())
-            result.record(.library, "bias", round: round, Summary(errors)?.median)
-            result.record(.library, "matched", round: round, Double(errors.count))
-            if errors.count < readings.count / 2 {
-                result.notes.append("Round \(round + 1): only \(errors.count) of \(readings.count) readings matched the reference.")
+            let libraryErrors = Self.errors(of: readings, sink: sink, reference: reference)
+            record(libraryErrors, of: readings.count, as: .library, round: round, in: result)
+            if context.hasPositionProbe {
+                let corrected = methodOffset.map { offset in libraryErrors.map { abs($0 - offset) } } ?? []
+                result.record(.library, "correctedMedian", round: round, Summary(corrected)?.median)
+                result.record(.library, "correctedWorst", round: round, corrected.max())
             }
         }
         return [result]
+    }
+
+    /// Each reading's error in ms (reported minus heard), for those whose heard position was found.
+    private static func errors(of readings: [Reading], sink: BenchSink, reference: [Int16]) -> [Double] {
+        readings.compactMap { reading in
+            heardPosition(at: reading.time, near: reading.position, sink: sink, reference: reference)
+                .map { (reading.position - $0) * 1000 }
+        }
+    }
+
+    /// The raw figures of one subject's round; a note when fewer than half the readings matched.
+    private static func record(_ errors: [Double], of readingCount: Int, as subject: Subject, round: Int,
+                               in result: ScenarioResult) {
+        let absolute = errors.map(abs)
+        result.record(subject, "median", round: round, Summary(absolute)?.median)
+        result.record(subject, "worst", round: round, absolute.max())
+        result.record(subject, "bias", round: round, Summary(errors)?.median)
+        result.record(subject, "matched", round: round, Double(errors.count))
+        if errors.count < readingCount / 2 || readingCount == 0 {
+            result.notes.append("Round \(round + 1), \(subject.rawValue): only \(errors.count) of \(readingCount) readings matched the reference.")
+        }
+    }
+
+    /// Runs the probe on `sink` with `path` (the reference decode) to its end, and takes its
+    /// readings; `failure` says why it did not exit cleanly, with what it printed that was not
+    /// a reading.
+    private static func probeReadings(_ path: String, sink: BenchSink) -> (readings: [Reading], failure: String?) {
+        let command = [Subject.positionProbeProgram, path, sink.name, String(probeSeconds)]
+        guard let finished = ChildProcess.runToEnd(command, timeout: probeSeconds + 20) else {
+            return ([], "\(Subject.positionProbeProgram) did not start or did not end in time.")
+        }
+        var readings: [Reading] = []
+        var messages: [String] = []
+        for line in finished.lines {
+            let fields = line.split(separator: " ")
+            if fields.count == 2, let time = Double(fields[0]), let position = Double(fields[1]) {
+                if position >= probeSettling { readings.append(Reading(time: time, position: position)) }
+            } else {
+                messages.append(String(line))
+            }
+        }
+        sink.recorder.waitUntilRecorded(MonotonicClock.now())
+        guard finished.exit.status != 0 else { return (readings, nil) }
+        let said = messages.isEmpty ? "" : ": " + messages.joined(separator: " ")
+        return (readings, "\(Subject.positionProbeProgram) failed (wait status \(finished.exit.status))\(said)")
     }
 
     private struct Reading {

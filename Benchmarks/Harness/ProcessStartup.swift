@@ -14,7 +14,7 @@ enum ProcessStartup: Scenario {
                 case .streamplay: command = [context.streamplay, "--version"]
                 case .mpg123, .mpv, .gstreamer: command = [subject.program!, "--version"]
                 case .ffplay: command = ["ffplay", "-version"]
-                case .library, .pacatFloor, .ffmpegDecode: continue
+                case .library, .pacatFloor, .positionProbe, .ffmpegDecode: continue
                 }
                 let start = MonotonicClock.now()
                 guard let child = try? ChildProcess(command) else {

@@ -90,6 +90,9 @@ final class ScenarioResult: Codable, @unchecked Sendable {
             var target = target
             if target.reference == Target.bestPeer {
                 target.ratio = ratios[target.subject]?[target.metric]
+            } else if let fixed = target.referenceValue {
+                let series = values[target.subject]?[target.metric] ?? []
+                target.ratio = Summary(series.compactMap { $0.map { $0 / fixed } })
             } else {
                 target.ratio = Summary(Target.ratios(values[target.subject]?[target.metric] ?? [],
                                                      over: values[target.reference]?[target.referenceMetric ?? target.metric] ?? []))

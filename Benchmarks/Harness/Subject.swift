@@ -11,6 +11,10 @@ enum Subject: String, CaseIterable, Codable, Sendable {
     case gstreamer = "gst-launch playbin"
     /// pacat playing raw PCM from disk: no network, no decoding. The floor of the method.
     case pacatFloor = "pacat (floor)"
+    /// Benchmarks/Peers/pa-position-probe: raw PCM played through libpulse, its position read
+    /// with `pa_stream_get_time`. The floor of the position scenario, and the only one to run
+    /// it (never one of ``BenchContext/subjects``).
+    case positionProbe = "pa_stream_get_time (method floor)"
     /// `ffmpeg -f null`: decoding alone, no playing. The reference of the decode CPU figures
     /// (the format scenario), never a peer and never played to a sink.
     case ffmpegDecode = "ffmpeg -f null"
@@ -19,7 +23,7 @@ enum Subject: String, CaseIterable, Codable, Sendable {
     var isPeer: Bool {
         switch self {
         case .mpg123, .mpv, .ffplay, .gstreamer: true
-        case .library, .streamplay, .pacatFloor, .ffmpegDecode: false
+        case .library, .streamplay, .pacatFloor, .positionProbe, .ffmpegDecode: false
         }
     }
 
@@ -32,6 +36,7 @@ enum Subject: String, CaseIterable, Codable, Sendable {
         case .ffplay: "ffplay"
         case .gstreamer: "gst-launch-1.0"
         case .pacatFloor: "pacat"
+        case .positionProbe: Self.positionProbeProgram
         case .ffmpegDecode: "ffmpeg"
         }
     }
@@ -44,7 +49,7 @@ enum Subject: String, CaseIterable, Codable, Sendable {
     func command(url: String, start: Double? = nil, streamplay: String) -> [String]? {
         let offset = start ?? 0
         switch self {
-        case .library, .pacatFloor, .ffmpegDecode:
+        case .library, .pacatFloor, .positionProbe, .ffmpegDecode:
             return nil
         case .streamplay:
             return [streamplay, "--quiet"] + (offset > 0 ? ["--start", String(offset)] : []) + [url]
@@ -73,6 +78,10 @@ enum Subject: String, CaseIterable, Codable, Sendable {
     /// GStreamer's command for a start offset (Benchmarks/Peers/gst-play-from.c): playbin into
     /// pulsesink, as gst-launch's, from the offset on.
     static let gstreamerFromOffset = "gst-play-from"
+
+    /// The position scenario's method floor (Benchmarks/Peers/pa-position-probe.c), which
+    /// scripts/bench.sh builds and puts on PATH next to gst-play-from.
+    static let positionProbeProgram = "pa-position-probe"
 
     /// What the command needs in its environment to play on `sink`.
     func environment(sink: String) -> [String: String] {
@@ -107,7 +116,7 @@ enum Subject: String, CaseIterable, Codable, Sendable {
         case .gstreamer: arguments = ["gst-launch-1.0", "--version"]
         case .pacatFloor: arguments = ["pacat", "--version"]
         case .ffmpegDecode: arguments = ["ffmpeg", "-version"]
-        case .library, .streamplay: return nil
+        case .library, .streamplay, .positionProbe: return nil
         }
         return CommandOutput.firstLine(arguments)
     }

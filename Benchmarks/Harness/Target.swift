@@ -2,7 +2,8 @@
 /// same round (issue 16: the `streamplay` command against mpg123), to the best peer's of the
 /// same round (the format scenario: the library's first audio and seek), or to another figure
 /// of the same subject and round (the scale scenario: the cost per player at 100 players over
-/// that at 1). The report shows each as met or not, with the ratio.
+/// that at 1), or to a fixed figure (the position scenario: the corrected error over 10 ms).
+/// The report shows each as met or not, with the ratio.
 struct Target: Codable, Sendable {
     let title: String
     let metric: String
@@ -12,6 +13,9 @@ struct Target: Codable, Sendable {
     let reference: String
     /// The reference's figure, when it is not `metric` (absent from results of older runs).
     var referenceMetric: String?
+    /// A fixed figure, in the metric's unit, that takes the place of the reference's (absent
+    /// from results of older runs); `reference` then names it, e.g. "10 ms".
+    var referenceValue: Double?
     /// The highest median ratio that meets the target (the figures are lower-is-better).
     let limit: Double
     /// Per round `subject / reference`, then the median (min–max); nil until summarised, or
@@ -37,6 +41,17 @@ struct Target: Codable, Sendable {
         self.reference = subject.rawValue
         self.referenceMetric = referenceMetric
         self.limit = limit
+    }
+
+    /// A target on a figure itself: at most `value` (in `unit`, the metric's). The ratio is the
+    /// figure over `value`, so the limit is 1.
+    init(_ title: String, metric: String, subject: Subject, atMost value: Double, unit: String) {
+        self.title = title
+        self.metric = metric
+        self.subject = subject.rawValue
+        self.reference = MarkdownReport.format(value, unit)
+        self.referenceValue = value
+        self.limit = 1
     }
 
     /// A target against the best peer of each round: the ratio is the subject's "× best peer".
