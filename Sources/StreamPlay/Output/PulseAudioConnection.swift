@@ -18,7 +18,8 @@ import Synchronization
 ///
 /// The context is made by the first sink that needs a ready one. Sinks that need it while it
 /// connects wait for that connection instead of making their own; a context is replaced only
-/// once it failed or ended (a server that went away), never while it is ready or connecting.
+/// once it failed or ended (a server that went away), or once it has been connecting for longer
+/// than a sink that opens would wait (a server that hung), never while it is ready.
 final class PulseAudioConnection: @unchecked Sendable {
     // @unchecked Sendable: the context and generation are guarded by the mainloop lock, the
     // user count by its Mutex; the rest is immutable.
@@ -109,14 +110,14 @@ final class PulseAudioConnection: @unchecked Sendable {
     /// The ready context and its generation, connecting if there is none or the last one failed,
     /// or waiting while another sink's connection is under way. Call with the mainloop lock held.
     ///
-    /// A connection under way for longer than `deadline` allows is given up on and replaced:
+    /// A connection under way for longer than `stuckAfter` seconds is given up on and replaced:
     /// a server that hung during one connection must not keep every later sink waiting on it.
     /// - Throws: `soundServerUnavailable` when the connection this call waited for fails, when
     ///   the server does not answer by `deadline`, or when `interrupted` ends the wait
     ///   ("connection interrupted"); in the last two cases the context is left as it is, for
     ///   the other sinks.
-    func readyContextLocked(interrupted: () -> Bool,
-                            deadline: PulseAudioOpenDeadline) throws(PlayerError) -> (context: OpaquePointer, generation: Int) {
+    func readyContextLocked(interrupted: () -> Bool, deadline: PulseAudioOpenDeadline,
+                            stuckAfter: Double) throws(PlayerError) -> (context: OpaquePointer, generation: Int) {
         var waited = false
         while true {
             let state = context.map { pa_context_get_state($0) }
@@ -130,14 +131,14 @@ final class PulseAudioConnection: @unchecked Sendable {
                 // call's. Otherwise the context is gone or failed earlier: a new one replaces it.
                 if waited { throw .soundServerUnavailable(reason: "\(serverDescription): \(errorLocked)") }
                 try connectLocked()
-            } else if !waited, ContinuousClock.now - connectStarted > .seconds(deadline.seconds) {
+            } else if !waited, (ContinuousClock.now - connectStarted).inSeconds > stuckAfter {
                 // Connecting for longer than this sink would wait: stuck, so started afresh.
                 try connectLocked()
             }
             waited = true
             if let context, deadline.hasPassedLocked(wakingThrough: context) {
                 throw .soundServerUnavailable(
-                    reason: "\(serverDescription) did not answer within \(deadline.seconds) s")
+                    reason: "\(serverDescription) did not answer within \(deadline.description)")
             }
             pa_threaded_mainloop_wait(mainloop)
         }

@@ -89,7 +89,8 @@ public final class PulseAudioSink: AudioSink, @unchecked Sendable {
     ///   - reconnectTimeout: seconds a server that goes away mid-play may take to come back
     ///     before writes fail (0: they fail at once).
     ///   - connectTimeout: seconds the server has to answer while ``open(format:)`` connects,
-    ///     looks up `sinkName` and makes the stream, before it fails.
+    ///     looks up `sinkName` and makes the stream, before it fails: at least 0.1 s, and
+    ///     libpulse's own reply timeout (30 s) ends a wait for one answer sooner.
     public init(server: String? = nil, sinkName: String? = nil, applicationName: String = "StreamPlay",
                 targetLatency: Double = 0.2, prebuffer: Double = 0.05, reconnectTimeout: Double = 5,
                 connectTimeout: Double = 10) {
@@ -99,7 +100,7 @@ public final class PulseAudioSink: AudioSink, @unchecked Sendable {
         self.targetLatency = targetLatency
         self.prebuffer = min(prebuffer, targetLatency / 2)
         self.reconnectTimeout = max(reconnectTimeout, 0)
-        self.connectTimeout = max(connectTimeout, 0)
+        self.connectTimeout = connectTimeout.isNaN ? 10 : min(max(connectTimeout, 0.1), 86_400)
         connection = PulseAudioConnection.shared(server: server, applicationName: applicationName)
         mainloop = connection.mainloop
     }
@@ -236,8 +237,9 @@ public final class PulseAudioSink: AudioSink, @unchecked Sendable {
         while true {
             if interrupted.load(ordering: .acquiring) { return }
             do throws(PlayerError) {
-                // A server back but not answering gets no longer than the reconnect has left.
-                try open(format: lostFormat, within: min(connectTimeout, max((deadline - .now).inSeconds, 0)))
+                // A server back but not answering gets no longer than the reconnect has left,
+                // though enough for a server that answers to be heard.
+                try open(format: lostFormat, within: min(connectTimeout, max((deadline - .now).inSeconds, 0.5)))
                 break
             } catch {
                 last = error
@@ -379,7 +381,7 @@ public final class PulseAudioSink: AudioSink, @unchecked Sendable {
     /// exist on it.
     private func readyContextLocked(deadline: PulseAudioOpenDeadline) throws(PlayerError) -> OpaquePointer {
         let (context, generation) = try connection.readyContextLocked(
-            interrupted: { interrupted.load(ordering: .acquiring) }, deadline: deadline)
+            interrupted: { interrupted.load(ordering: .acquiring) }, deadline: deadline, stuckAfter: connectTimeout)
         // A sink asked for by name must exist. PulseAudio refuses a stream to a missing sink,
         // but PipeWire's pulse server plays it on the default sink instead: the audio would be
         // heard somewhere the caller did not ask for. Checked once per connection.
@@ -404,7 +406,7 @@ public final class PulseAudioSink: AudioSink, @unchecked Sendable {
     }
 
     private func noAnswer(within deadline: PulseAudioOpenDeadline) -> PlayerError {
-        .soundServerUnavailable(reason: "\(serverDescription) did not answer within \(deadline.seconds) s")
+        .soundServerUnavailable(reason: "\(serverDescription) did not answer within \(deadline.description)")
     }
 
     // MARK: Stream (mainloop lock held)

@@ -20,7 +20,9 @@ public struct PlayerConfiguration: Sendable {
     /// Seconds a PulseAudio or PipeWire server has to answer while a track's stream opens:
     /// connecting, finding the named sink, making the stream. A server that accepts the
     /// connection and then never answers fails the play with `soundServerUnavailable` after
-    /// this long, instead of holding it in ``PlayerState/connecting``.
+    /// this long (the play is ``PlayerState/buffering`` meanwhile: the stream opens at the first
+    /// decoded audio). At least 0.1 s; libpulse's own reply timeout (30 s) ends the wait for any
+    /// one answer sooner.
     public var soundServerConnectTimeout = 10.0
     /// After the input ran dry, seconds of audio (at the stream's bitrate) buffered again before
     /// playback goes on, while the link's speed is not known yet or about matches the stream:

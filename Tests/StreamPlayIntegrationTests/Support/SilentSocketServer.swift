@@ -1,6 +1,5 @@
 import Foundation
 import Glibc
-import StreamPlay
 
 /// A Unix socket that takes connections and never answers: a sound server that hung. Counts
 /// the connections it took; each stays open, unread, until the server goes.
@@ -13,6 +12,8 @@ final class SilentSocketServer: @unchecked Sendable {
     private final class Connections: @unchecked Sendable {
         let lock = NSLock()
         var descriptors: [Int32] = []
+        /// Signalled when the accepting thread ends.
+        let ended = DispatchSemaphore(value: 0)
     }
 
     /// The address as `PULSE_SERVER` writes it.
@@ -21,7 +22,11 @@ final class SilentSocketServer: @unchecked Sendable {
     init() throws {
         path = TestEnvironment.temporaryPath("silent.sock")
         listener = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard listener >= 0 else { throw POSIXError(.EMFILE) }
+        guard listener >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EINVAL) }
+        guard path.utf8.count < MemoryLayout.size(ofValue: sockaddr_un().sun_path) else {
+            close(listener)
+            throw POSIXError(.ENAMETOOLONG)
+        }
         var address = sockaddr_un()
         address.sun_family = sa_family_t(AF_UNIX)
         withUnsafeMutableBytes(of: &address.sun_path) { raw in
@@ -37,8 +42,10 @@ final class SilentSocketServer: @unchecked Sendable {
         // Captures no `self`, so that the server goes when the test lets go of it.
         let (listening, taken) = (listener, connections)
         Thread {
+            defer { taken.ended.signal() }
             while true {
-                let connection = accept(listening, nil, nil)
+                // Close-on-exec: a child a test starts must not hold the client's connection.
+                let connection = accept4(listening, nil, nil, Int32(SOCK_CLOEXEC.rawValue))
                 if connection < 0 { return }
                 taken.lock.withLock { taken.descriptors.append(connection) }
             }
@@ -49,8 +56,10 @@ final class SilentSocketServer: @unchecked Sendable {
     var accepted: Int { connections.lock.withLock { connections.descriptors.count } }
 
     deinit {
-        // Shutting the listener down ends the accept; the connections close with it.
+        // Shutting the listener down ends the accept; once its thread is gone, the descriptors
+        // are closed, so that none is reused under it.
         shutdown(listener, Int32(SHUT_RDWR))
+        connections.ended.wait()
         close(listener)
         for connection in connections.lock.withLock({ connections.descriptors }) { close(connection) }
         unlink(path)
