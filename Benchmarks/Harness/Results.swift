@@ -90,7 +90,7 @@ final class ScenarioResult: Codable, @unchecked Sendable {
             var target = target
             if target.reference == Target.bestPeer {
                 target.ratio = ratios[target.subject]?[target.metric]
-            } else if let fixed = target.referenceValue {
+            } else if let fixed = target.referenceValue, fixed > 0 {
                 let series = values[target.subject]?[target.metric] ?? []
                 target.ratio = Summary(series.compactMap { $0.map { $0 / fixed } })
             } else {

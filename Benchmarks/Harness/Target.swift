@@ -2,7 +2,8 @@
 /// same round (issue 16: the `streamplay` command against mpg123), to the best peer's of the
 /// same round (the format scenario: the library's first audio and seek), or to another figure
 /// of the same subject and round (the scale scenario: the cost per player at 100 players over
-/// that at 1), or to a fixed figure (the position scenario: the corrected error over 10 ms).
+/// that at 1), or to a fixed figure (the position scenario: the corrected median error over
+/// 10 ms, and the corrected worst over 20 ms).
 /// The report shows each as met or not, with the ratio.
 struct Target: Codable, Sendable {
     let title: String

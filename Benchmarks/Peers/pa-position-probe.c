@@ -7,9 +7,10 @@
  * an error, 2 on bad arguments.
  *
  * The benchmark harness's method floor for the position scenario (issue 16): a player whose
- * position is known exactly, since it is what the sound server says it has played of a file
- * it was given whole and in order. Its stream is made like the library's PulseAudio sink's
- * (interpolated timing with automatic updates, adjusted latency, a 200 ms target), so what
+ * position is libpulse's own estimate of what the server has played of a file it was given
+ * whole and in order. Its stream is made like the library's PulseAudio sink's (interpolated
+ * timing with automatic updates, adjusted latency, a 200 ms target; it starts uncorked, with
+ * the default prebuffer, which changes only its first moments), so what
  * its readings differ from the position heard at the sink's monitor is the offset of the
  * method, which the harness takes off the library's figures. scripts/bench.sh compiles it
  * (libpulse-dev, from install-deps.sh) into the benchmark's tool directory.

@@ -64,10 +64,17 @@ struct PulseAudioOutputTests {
         let second = [UInt8](repeating: 1, count: format.sampleRate * format.bytesPerFrame)
         // The bytes the write took, once it returned (-1: it threw).
         let written = LockedBox<Int?>(nil)
+        let writing = LockedBox(false)
         let writer = EngineThread(name: "sp-test-writer") {
+            writing.set(true)
             let count = second.withUnsafeBytes { try? sink.write($0) }
             written.set(count ?? -1)
         }
+        let started = ContinuousClock.now
+        while !writing.get(), ContinuousClock.now - started < .seconds(10) {
+            try await Task.sleep(for: .milliseconds(5))
+        }
+        // Time for the server to take what the corked stream holds, and the write to block.
         try await Task.sleep(for: .milliseconds(400))
         let whileBlocked = sink.latencyFrames
         #expect(written.get() == nil, "\(server): a second of audio fit in a corked stream")

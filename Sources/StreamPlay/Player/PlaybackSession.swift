@@ -171,15 +171,24 @@ final class PlaybackSession: QueueSession, @unchecked Sendable {
     /// While a seek is pending, its target.
     ///
     /// The sink's latency leaves out what it took of a write still under way, which is not in
-    /// `framesWritten` yet (see ``AudioSink/latencyFrames``). Only a read in the instant between
-    /// a write's return and the count that follows it is a write's frames behind.
+    /// `framesWritten` yet (see ``AudioSink/latencyFrames``). The count is read again after
+    /// the latency, and both again if a write was counted in between (the latency may have
+    /// been read after that write returned). Only a read in the instant between a write's
+    /// return and its count is a write's frames behind.
     var position: Double? {
         if let target = commands.withEngineLock({ $0.machine.shownSeekTarget }) { return target }
         let rate = sampleRate.load(ordering: .acquiring)
         guard rate > 0 else { return startTime > 0 ? startTime : nil }
         let base = baseFrame.load(ordering: .acquiring)
-        let written = framesWritten.load(ordering: .acquiring)
-        let heard = drained.load(ordering: .acquiring) ? written : max(written - sink.latencyFrames, 0)
+        var written = framesWritten.load(ordering: .acquiring)
+        var latency = 0
+        for _ in 0..<4 {
+            latency = sink.latencyFrames
+            let after = framesWritten.load(ordering: .acquiring)
+            if after == written { break }
+            written = after
+        }
+        let heard = drained.load(ordering: .acquiring) ? written : max(written - latency, 0)
         return Double(base + heard) / Double(rate)
     }
 
