@@ -44,9 +44,11 @@ final class SilentSocketServer: @unchecked Sendable {
         Thread {
             defer { taken.ended.signal() }
             while true {
-                // Close-on-exec: a child a test starts must not hold the client's connection.
-                let connection = accept4(listening, nil, nil, Int32(SOCK_CLOEXEC.rawValue))
+                let connection = accept(listening, nil, nil)
                 if connection < 0 { return }
+                // Close-on-exec: a child a test starts must not hold the client's connection.
+                // (Glibc's module has no accept4; a child forked in between is a test's risk.)
+                _ = fcntl(connection, F_SETFD, FD_CLOEXEC)
                 taken.lock.withLock { taken.descriptors.append(connection) }
             }
         }.start()
