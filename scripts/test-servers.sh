@@ -397,10 +397,12 @@ start_pipewire() { # DIR: PipeWire, WirePlumber and pipewire-pulse on the sessio
       fi
     done
     if timeout 5 pactl -s "$server" info >/dev/null 2>&1; then
-      timeout 5 pactl -s "$server" load-module module-null-sink sink_name="$SINK" format=s16le rate=44100 \
-        channels=2 channel_map=front-left,front-right >/dev/null
-      timeout 5 pactl -s "$server" set-default-sink "$SINK"
-      return 0
+      # A server just started may not take the module at once: looked for, and tried again.
+      if ! timeout 5 pactl -s "$server" list short sinks 2>/dev/null | grep -q "[[:space:]]$SINK[[:space:]]"; then
+        timeout 5 pactl -s "$server" load-module module-null-sink sink_name="$SINK" format=s16le rate=44100 \
+          channels=2 channel_map=front-left,front-right >/dev/null 2>&1 || { sleep 0.1; continue; }
+      fi
+      timeout 5 pactl -s "$server" set-default-sink "$SINK" && return 0
     fi
     sleep 0.1
   done

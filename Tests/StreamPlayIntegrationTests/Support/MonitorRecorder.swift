@@ -12,8 +12,8 @@ final class MonitorRecorder {
     let sampleRate: Int
     let channels: Int
     let path = TestEnvironment.temporaryPath("monitor.raw")
-    private let process = Process()
-    private let silence = Process()
+    private var process = Process()
+    private var silence = Process()
 
     init(sink: String, server: String? = nil, sampleRate: Int = 44100, channels: Int = 2) {
         self.sink = sink
@@ -22,25 +22,44 @@ final class MonitorRecorder {
         self.channels = channels
     }
 
+    /// Starts the silence and the recording, and waits until the monitor delivers. A server
+    /// just started (the restart tests) may still drop a client's connection: a `parec` or
+    /// `pacat` that exits before the monitor delivered is started again, within 10 s in all.
     func start() async throws {
+        let deadline = Date().addingTimeInterval(10)
+        while true {
+            try launch()
+            while (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0 < 4096 {
+                guard Date() < deadline else {
+                    throw RecorderError(message: "parec produced no audio from \(sink).monitor within 10 s")
+                }
+                guard process.isRunning, silence.isRunning else { break }
+                try await Task.sleep(for: .milliseconds(20))
+            }
+            if process.isRunning && silence.isRunning { return }
+            for exited in [process, silence] where exited.isRunning { kill(exited.processIdentifier, SIGKILL) }
+            guard Date() < deadline else {
+                throw RecorderError(message: "parec or pacat ended without audio from \(sink).monitor")
+            }
+            try await Task.sleep(for: .milliseconds(200))
+        }
+    }
+
+    /// Starts a `pacat` of silence into the sink and a `parec` of its monitor into an empty file.
+    private func launch() throws {
         _ = FileManager.default.createFile(atPath: path, contents: nil)
+        silence = Process()
         silence.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         let serverArguments = server.map { ["-s", $0] } ?? []
         silence.arguments = ["pacat"] + serverArguments + ["--raw", "--format=s16le", "--rate=\(sampleRate)", "--channels=\(channels)",
                              "-d", sink, "/dev/zero"]
         try silence.run()
+        process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = ["parec"] + serverArguments + ["-d", "\(sink).monitor", "--raw", "--format=s16le",
                              "--rate=\(sampleRate)", "--channels=\(channels)", "--latency-msec=20"]
         process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
         try process.run()
-        let deadline = Date().addingTimeInterval(10)
-        while (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0 < 4096 {
-            guard Date() < deadline, process.isRunning else {
-                throw RecorderError(message: "parec produced no audio from \(sink).monitor")
-            }
-            try await Task.sleep(for: .milliseconds(20))
-        }
     }
 
     /// Stops recording and returns the interleaved samples.
