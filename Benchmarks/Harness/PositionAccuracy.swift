@@ -7,8 +7,9 @@ import StreamPlay
 /// The test signal makes every position unique and the monitor passes our PCM unchanged, so
 /// the heard position is found by matching the recorded samples at the moment of the query
 /// against the reference decode, to the sample. The monitor's clock is not the device's,
-/// though: Benchmarks/Peers/pa-position-probe, whose position is exact by construction, is
-/// measured the same way each round, and its median error is the offset of the method.
+/// though: Benchmarks/Peers/pa-position-probe, whose position is libpulse's own estimate of
+/// what the server played (`pa_stream_get_time`), is measured the same way each round, and its
+/// median error is the offset of the method as that estimate sees it.
 enum PositionAccuracy: Scenario {
     static let key = "position"
     private static let window = 64

@@ -1,11 +1,11 @@
+// Over 500 lines: one type, PulseAudioSink, whose state is all guarded by the mainloop
+// lock. Split into files, that state would have to be visible to the whole module, since
+// Swift's private reaches only its own file.
 import CPulse
 #if canImport(Glibc)
 import Glibc
 #endif
 import Synchronization
-
-// Over 500 lines: one type whose state is all guarded by the mainloop lock; split into files,
-// that state would have to be visible to the whole module.
 
 /// Plays audio through a PulseAudio (or PipeWire-Pulse) server in real time.
 ///
