@@ -130,7 +130,7 @@ struct PulseAudioOutputTests {
         }
         func failure(_ final: PlayerState, timeout: Double) -> Bool {
             guard case .failed(let error) = final, error.code == .soundServerUnavailable,
-                  error.reason?.contains("did not answer within \(timeout) s") == true else {
+                  error.reason?.contains("did not answer for \(timeout) s") == true else {
                 Issue.record("the player with a \(timeout) s timeout: expected soundServerUnavailable, did not answer; got \(final)")
                 return false
             }

@@ -34,6 +34,10 @@ final class PulseAudioConnection: @unchecked Sendable {
     private var generation = 0
     /// When the current context began to connect.
     private var connectStarted = ContinuousClock.now
+    /// When the server last answered on this connection, on `pa_rtclock_now()`'s clock: a
+    /// callback of the context or of any sink's stream. A sink that opens waits while the
+    /// server is busy, not while it is silent (see ``PulseAudioOpenDeadline``).
+    private(set) var lastAnswerLocked: pa_usec_t = 0
 
     private struct Key: Hashable {
         let server: String?
@@ -138,10 +142,16 @@ final class PulseAudioConnection: @unchecked Sendable {
             waited = true
             if let context, deadline.hasPassedLocked(wakingThrough: context) {
                 throw .soundServerUnavailable(
-                    reason: "\(serverDescription) did not answer within \(deadline.description)")
+                    reason: "\(serverDescription) did not answer for \(deadline.description)")
             }
             pa_threaded_mainloop_wait(mainloop)
         }
+    }
+
+    /// The server answered: called on the mainloop's thread by the context's and the streams'
+    /// callbacks (which run with the mainloop lock held).
+    func noteAnswerLocked() {
+        lastAnswerLocked = pa_rtclock_now()
     }
 
     /// Replaces the context by a new one, connecting.
@@ -155,6 +165,7 @@ final class PulseAudioConnection: @unchecked Sendable {
         connectStarted = .now
         pa_context_set_state_callback(newContext, { _, userdata in
             let connection = Unmanaged<PulseAudioConnection>.fromOpaque(userdata!).takeUnretainedValue()
+            connection.noteAnswerLocked()
             pa_threaded_mainloop_signal(connection.mainloop, 0)
         }, Unmanaged.passUnretained(self).toOpaque())
         if pa_context_connect(newContext, server, PA_CONTEXT_NOAUTOSPAWN, nil) < 0 {

@@ -1,44 +1,73 @@
 import CPulse
 
-/// How long a sink waits for the sound server while it opens a stream: the connection, the
+/// How long a sink waits for a silent sound server while it opens a stream: the connection, the
 /// named sink's lookup and the stream's creation. A server that accepts the connection and
 /// then never answers would otherwise hold the play until libpulse's own reply timeout (30 s).
 ///
+/// The wait ends once the server has said nothing on the connection for the allowed time:
+/// since the open began, or since its last answer to any sink of the process, whichever is
+/// later. A server that is busy, not silent (many streams opening at once on a loaded
+/// machine, each waiting for the session manager to link it), goes on answering the other
+/// streams' timing updates, and the open waits on; libpulse's reply timeout still bounds the
+/// wait for any one answer.
+///
 /// A wait on the threaded mainloop has no timeout of its own, so a timer on the mainloop wakes
-/// every waiter at the deadline, and each looks at the clock again. The deadline and the timer
-/// are on the same clock, libpulse's monotonic `pa_rtclock_now()`, so a waiter the timer woke
-/// always finds the deadline passed. Used by the thread that opens, with the mainloop lock
-/// held; ``cancelLocked()`` frees the timer and must be called before the lock is let go for
-/// good.
+/// every waiter when the silence would reach the allowed time, and each looks at the clock
+/// again; a waiter that finds the server answered since moves the timer on. The times and the
+/// timer are on the same clock, libpulse's monotonic `pa_rtclock_now()`, so a waiter the timer
+/// woke with no answer since always finds the time passed. Used by the thread that opens, with
+/// the mainloop lock held; ``cancelLocked()`` frees the timer and must be called before the
+/// lock is let go for good.
 final class PulseAudioOpenDeadline {
-    /// The time allowed, for messages.
+    /// The silence allowed, for messages.
     let seconds: Double
-    /// In microseconds of `pa_rtclock_now()`.
-    private let deadline: pa_usec_t
-    private let mainloop: OpaquePointer
-    /// The mainloop's timer for the deadline, once one was needed.
+    /// In microseconds.
+    private let allowed: pa_usec_t
+    /// When the open began, in microseconds of `pa_rtclock_now()`.
+    private let openedAt: pa_usec_t
+    private let connection: PulseAudioConnection
+    /// The mainloop's timer, once one was needed, and when it is due.
     private var timer: OpaquePointer?
+    private var timerDue: pa_usec_t = 0
 
-    /// A deadline `seconds` from now; `seconds` is clamped to between 0 and a day.
-    init(seconds: Double, mainloop: OpaquePointer) {
-        let allowed = seconds.isNaN ? 0 : min(max(seconds, 0), 86_400)
-        self.seconds = allowed
-        deadline = pa_rtclock_now() + pa_usec_t(allowed * 1_000_000)
-        self.mainloop = mainloop
+    /// A deadline for `seconds` of silence from now on `connection`; `seconds` is clamped to
+    /// between 0 and a day.
+    init(seconds: Double, connection: PulseAudioConnection) {
+        let clamped = seconds.isNaN ? 0 : min(max(seconds, 0), 86_400)
+        self.seconds = clamped
+        allowed = pa_usec_t(clamped * 1_000_000)
+        openedAt = pa_rtclock_now()
+        self.connection = connection
     }
 
     deinit {
         assert(timer == nil, "a deadline's timer outlived its wait")
     }
 
-    /// Whether the deadline has passed. If not, makes sure the mainloop is woken at the
-    /// deadline (through `context`, whose mainloop the timer uses): call it before each wait.
+    /// When a server silent since `openedAt` and `lastAnswer` has been silent for `allowed`.
+    static func due(openedAt: pa_usec_t, lastAnswer: pa_usec_t, allowed: pa_usec_t) -> pa_usec_t {
+        max(openedAt, lastAnswer) + allowed
+    }
+
+    /// Whether the server has been silent for the allowed time. If not, makes sure the
+    /// mainloop is woken when it would have been (through `context`, whose mainloop the timer
+    /// uses): call it before each wait.
     func hasPassedLocked(wakingThrough context: OpaquePointer) -> Bool {
-        guard pa_rtclock_now() < deadline else { return true }
-        if timer == nil {
-            timer = pa_context_rttime_new(context, deadline, { _, _, _, mainloop in
+        let due = Self.due(openedAt: openedAt, lastAnswer: connection.lastAnswerLocked, allowed: allowed)
+        let now = pa_rtclock_now()
+        guard now < due else { return true }
+        if let timer {
+            // Moved on only once it fired (or is about to): while answers keep coming, the
+            // timer is not rearmed on every wake-up.
+            if now >= timerDue, due != timerDue {
+                pa_context_rttime_restart(context, timer, due)
+                timerDue = due
+            }
+        } else {
+            timer = pa_context_rttime_new(context, due, { _, _, _, mainloop in
                 pa_threaded_mainloop_signal(OpaquePointer(mainloop), 0)
-            }, UnsafeMutableRawPointer(mainloop))
+            }, UnsafeMutableRawPointer(connection.mainloop))
+            timerDue = due
         }
         return false
     }
@@ -52,7 +81,7 @@ final class PulseAudioOpenDeadline {
     /// Frees the timer, if one was made.
     func cancelLocked() {
         guard let timer else { return }
-        pa_threaded_mainloop_get_api(mainloop).pointee.time_free(timer)
+        pa_threaded_mainloop_get_api(connection.mainloop).pointee.time_free(timer)
         self.timer = nil
     }
 }

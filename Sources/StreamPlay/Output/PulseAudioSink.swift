@@ -88,9 +88,10 @@ public final class PulseAudioSink: AudioSink, @unchecked Sendable {
     ///     `targetLatency`).
     ///   - reconnectTimeout: seconds a server that goes away mid-play may take to come back
     ///     before writes fail (0: they fail at once).
-    ///   - connectTimeout: seconds the server has to answer while ``open(format:)`` connects,
-    ///     looks up `sinkName` and makes the stream, before it fails: at least 0.1 s, and
-    ///     libpulse's own reply timeout (30 s) ends a wait for one answer sooner.
+    ///   - connectTimeout: seconds the server may stay silent while ``open(format:)``
+    ///     connects, looks up `sinkName` and makes the stream, before it fails (its answers to
+    ///     the process's other sinks count): at least 0.1 s, and libpulse's own reply timeout
+    ///     (30 s) ends a wait for one answer sooner.
     public init(server: String? = nil, sinkName: String? = nil, applicationName: String = "StreamPlay",
                 targetLatency: Double = 0.2, prebuffer: Double = 0.05, reconnectTimeout: Double = 5,
                 connectTimeout: Double = 10) {
@@ -116,7 +117,7 @@ public final class PulseAudioSink: AudioSink, @unchecked Sendable {
     public var underflowCount: Int { underflows.load(ordering: .relaxed) }
 
     /// Connects to the server if the process's connection is not ready, and makes a corked
-    /// stream for `format`. A server that does not answer within the connect timeout is
+    /// stream for `format`. A server silent for the connect timeout is
     /// `soundServerUnavailable`.
     public func open(format: AudioFormat) throws(PlayerError) {
         try open(format: format, within: connectTimeout)
@@ -129,7 +130,7 @@ public final class PulseAudioSink: AudioSink, @unchecked Sendable {
         }
         pa_threaded_mainloop_lock(mainloop)
         defer { pa_threaded_mainloop_unlock(mainloop) }
-        let deadline = PulseAudioOpenDeadline(seconds: seconds, mainloop: mainloop)
+        let deadline = PulseAudioOpenDeadline(seconds: seconds, connection: connection)
         defer { deadline.cancelLocked() }
         let context = try readyContextLocked(deadline: deadline)
         if let stream, self.format == format, pa_stream_get_state(stream) == PA_STREAM_READY {
@@ -406,7 +407,7 @@ public final class PulseAudioSink: AudioSink, @unchecked Sendable {
     }
 
     private func noAnswer(within deadline: PulseAudioOpenDeadline) -> PlayerError {
-        .soundServerUnavailable(reason: "\(serverDescription) did not answer within \(deadline.description)")
+        .soundServerUnavailable(reason: "\(serverDescription) did not answer for \(deadline.description)")
     }
 
     // MARK: Stream (mainloop lock held)
@@ -418,19 +419,23 @@ public final class PulseAudioSink: AudioSink, @unchecked Sendable {
             throw .soundServerUnavailable(reason: "cannot create a stream for \(format): \(contextErrorLocked)")
         }
         let userdata = Unmanaged.passUnretained(self).toOpaque()
+        // Each callback is an answer of the server (see PulseAudioOpenDeadline), then a signal.
         let signal: pa_stream_notify_cb_t = { _, userdata in
             let sink = Unmanaged<PulseAudioSink>.fromOpaque(userdata!).takeUnretainedValue()
+            sink.connection.noteAnswerLocked()
             pa_threaded_mainloop_signal(sink.mainloop, 0)
         }
         pa_stream_set_state_callback(newStream, signal, userdata)
         pa_stream_set_latency_update_callback(newStream, signal, userdata)
         pa_stream_set_write_callback(newStream, { _, _, userdata in
             let sink = Unmanaged<PulseAudioSink>.fromOpaque(userdata!).takeUnretainedValue()
+            sink.connection.noteAnswerLocked()
             pa_threaded_mainloop_signal(sink.mainloop, 0)
         }, userdata)
         pa_stream_set_underflow_callback(newStream, { _, userdata in
             let sink = Unmanaged<PulseAudioSink>.fromOpaque(userdata!).takeUnretainedValue()
             sink.underflows.add(1, ordering: .relaxed)
+            sink.connection.noteAnswerLocked()
             pa_threaded_mainloop_signal(sink.mainloop, 0)
         }, userdata)
 

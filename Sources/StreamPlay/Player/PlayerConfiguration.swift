@@ -17,12 +17,13 @@ public struct PlayerConfiguration: Sendable {
     /// take to come back. Playback then goes on where it was heard; after this long the play
     /// fails with `soundServerUnavailable`. 0 fails at once.
     public var soundServerReconnectTimeout = 5.0
-    /// Seconds a PulseAudio or PipeWire server has to answer while a track's stream opens:
+    /// Seconds a PulseAudio or PipeWire server may stay silent while a track's stream opens:
     /// connecting, finding the named sink, making the stream. A server that accepts the
     /// connection and then never answers fails the play with `soundServerUnavailable` after
     /// this long (the play is ``PlayerState/buffering`` meanwhile: the stream opens at the first
-    /// decoded audio). At least 0.1 s; libpulse's own reply timeout (30 s) ends the wait for any
-    /// one answer sooner.
+    /// decoded audio). A server that is slow but answering, such as one opening many streams at
+    /// once, is waited for: its answers to the process's other streams count. At least 0.1 s;
+    /// libpulse's own reply timeout (30 s) ends the wait for any one answer sooner.
     public var soundServerConnectTimeout = 10.0
     /// After the input ran dry, seconds of audio (at the stream's bitrate) buffered again before
     /// playback goes on, while the link's speed is not known yet or about matches the stream:
