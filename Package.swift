@@ -54,11 +54,15 @@ let package = Package(
             providers: [.apt(["libssl-dev"])]
         ),
         // FFmpeg's libavformat, libavcodec, libavutil and libswresample: every format besides
-        // MPEG audio. One pkg-config name brings the include path; the module map links all four.
-        .systemLibrary(
+        // MPEG audio. Not linked: loaded with dlopen() at the first stream that needs them
+        // (see Sources/CFFmpeg/include/CFFmpeg.h), so a program that plays MP3 does not map
+        // their ~130 shared libraries at start. A C target, not a system library: pkg-config
+        // would link them. The headers (libavformat-dev, libavcodec-dev, libavutil-dev,
+        // libswresample-dev) are on the compiler's default path on Debian and Ubuntu, where
+        // pkg-config's include path for them is that same directory.
+        .target(
             name: "CFFmpeg",
-            pkgConfig: "libavformat",
-            providers: [.apt(["libavformat-dev", "libavcodec-dev", "libavutil-dev", "libswresample-dev"])]
+            linkerSettings: [.linkedLibrary("dl")]
         ),
         // The version, one #define for the library and for the C front end of `streamplay`.
         .target(name: "CStreamPlayVersion"),

@@ -25,9 +25,13 @@ targets=(
 for entry in "${targets[@]}"; do
   read -r name sources <<<"$entry"
   # shellcheck disable=SC2086  # the source list is meant to split
-  # The FFmpeg target links FFmpeg's libraries through the package's module map.
+  # The FFmpeg target takes the package's CFFmpeg module, and its loader (C) as an object: it
+  # loads FFmpeg's libraries at the first decoder, as the library does.
   extra=()
-  [[ $name == ffmpeg ]] && extra=(-Xcc -fmodule-map-file=Sources/CFFmpeg/module.modulemap -I Sources/CFFmpeg $(pkg-config --cflags libavformat))
+  if [[ $name == ffmpeg ]]; then
+    clang -c -O1 -fsanitize=address -I Sources/CFFmpeg/include Sources/CFFmpeg/loader.c -o "$out/cffmpeg-loader.o"
+    extra=(-Xcc -fmodule-map-file=Sources/CFFmpeg/include/module.modulemap -I Sources/CFFmpeg/include "$out/cffmpeg-loader.o")
+  fi
   swiftc -O -sanitize=fuzzer,address -parse-as-library -package-name StreamPlay "${extra[@]}" $sources -o "$out/fuzz-$name" 2> "$out/fuzz-$name.build.log" || {
     cat "$out/fuzz-$name.build.log" >&2
     exit 1

@@ -18,35 +18,38 @@ enum FFmpegDecodeFloor {
     /// ``SteadyStateAllocations/measure(_:file:)``: from a third of `longSeconds` on, for at
     /// most 60 s.
     static func measure(_ benchmark: Benchmark, path: String, longSeconds: Double) throws {
+        guard sp_ffmpeg_load() == 1 else {
+            throw BenchFailure("FFmpeg's libraries cannot be loaded: \(String(cString: sp_ffmpeg_load_error()))")
+        }
         var formatContext: UnsafeMutablePointer<AVFormatContext>?
-        guard avformat_open_input(&formatContext, path, nil, nil) == 0, let formatContext else {
+        guard sp_avformat_open_input(&formatContext, path, nil, nil) == 0, let formatContext else {
             throw BenchFailure("FFmpeg cannot open \(path)")
         }
-        defer { var context: UnsafeMutablePointer<AVFormatContext>? = formatContext; avformat_close_input(&context) }
-        guard avformat_find_stream_info(formatContext, nil) >= 0 else { throw BenchFailure("no stream info in \(path)") }
+        defer { var context: UnsafeMutablePointer<AVFormatContext>? = formatContext; sp_avformat_close_input(&context) }
+        guard sp_avformat_find_stream_info(formatContext, nil) >= 0 else { throw BenchFailure("no stream info in \(path)") }
         var codec: UnsafePointer<AVCodec>?
-        let streamIndex = av_find_best_stream(formatContext, AVMEDIA_TYPE_AUDIO, -1, -1, &codec, 0)
+        let streamIndex = sp_av_find_best_stream(formatContext, AVMEDIA_TYPE_AUDIO, -1, -1, &codec, 0)
         guard streamIndex >= 0, let codec, let stream = formatContext.pointee.streams[Int(streamIndex)] else {
             throw BenchFailure("no audio stream in \(path)")
         }
-        var codecContext = avcodec_alloc_context3(codec)
-        defer { avcodec_free_context(&codecContext) }
-        guard let codecContext, avcodec_parameters_to_context(codecContext, stream.pointee.codecpar) >= 0,
-              avcodec_open2(codecContext, codec, nil) >= 0
+        var codecContext = sp_avcodec_alloc_context3(codec)
+        defer { sp_avcodec_free_context(&codecContext) }
+        guard let codecContext, sp_avcodec_parameters_to_context(codecContext, stream.pointee.codecpar) >= 0,
+              sp_avcodec_open2(codecContext, codec, nil) >= 0
         else { throw BenchFailure("cannot open the decoder for \(path)") }
 
         var converter: OpaquePointer?
         var outputLayout = codecContext.pointee.ch_layout
         var inputLayout = codecContext.pointee.ch_layout
-        guard swr_alloc_set_opts2(&converter, &outputLayout, AV_SAMPLE_FMT_S16, codecContext.pointee.sample_rate,
+        guard sp_swr_alloc_set_opts2(&converter, &outputLayout, AV_SAMPLE_FMT_S16, codecContext.pointee.sample_rate,
                                   &inputLayout, codecContext.pointee.sample_fmt, codecContext.pointee.sample_rate,
-                                  0, nil) >= 0, swr_init(converter) >= 0
+                                  0, nil) >= 0, sp_swr_init(converter) >= 0
         else { throw BenchFailure("cannot set up the sample-format converter") }
-        defer { swr_free(&converter) }
+        defer { sp_swr_free(&converter) }
 
-        var packet = av_packet_alloc()
-        var frame = av_frame_alloc()
-        defer { av_packet_free(&packet); av_frame_free(&frame) }
+        var packet = sp_av_packet_alloc()
+        var frame = sp_av_frame_alloc()
+        defer { sp_av_packet_free(&packet); sp_av_frame_free(&frame) }
         let capacity: Int32 = 4096
         let output = UnsafeMutablePointer<UInt8>.allocate(capacity: Int(capacity) * 2 * 8)
         defer { output.deallocate() }
@@ -56,17 +59,17 @@ enum FFmpegDecodeFloor {
         let (start, stop) = (Int(window * rate), Int(2 * window * rate))
         var decoded = 0
         var measuring = false
-        while decoded < stop, av_read_frame(formatContext, packet) >= 0 {
-            defer { av_packet_unref(packet) }
+        while decoded < stop, sp_av_read_frame(formatContext, packet) >= 0 {
+            defer { sp_av_packet_unref(packet) }
             guard packet!.pointee.stream_index == streamIndex else { continue }
-            guard avcodec_send_packet(codecContext, packet) >= 0 else { throw BenchFailure("decoding failed") }
-            while avcodec_receive_frame(codecContext, frame) >= 0 {
+            guard sp_avcodec_send_packet(codecContext, packet) >= 0 else { throw BenchFailure("decoding failed") }
+            while sp_avcodec_receive_frame(codecContext, frame) >= 0 {
                 var planes = output as UnsafeMutablePointer<UInt8>?
                 let input = UnsafeMutableRawPointer(frame!.pointee.extended_data!)
                     .assumingMemoryBound(to: UnsafePointer<UInt8>?.self)
-                _ = swr_convert(converter, &planes, capacity, input, frame!.pointee.nb_samples)
+                _ = sp_swr_convert(converter, &planes, capacity, input, frame!.pointee.nb_samples)
                 decoded += Int(frame!.pointee.nb_samples)
-                av_frame_unref(frame)
+                sp_av_frame_unref(frame)
             }
             if !measuring && decoded >= start {
                 measuring = true

@@ -212,6 +212,39 @@ struct CommandLineTests {
         #expect(((try? PCM.wavSamples(path: path).samples) ?? []).isEmpty)
     }
 
+    /// FFmpeg's libraries are not linked but loaded at the first stream that needs them. With a
+    /// libavformat the dynamic loader cannot load (an empty file of its name, first on the
+    /// library path), an MP3 still plays (a linked libavformat would keep the engine itself
+    /// from loading: exit 127), and an M4A fails naming the library, with no audio written.
+    @Test("FFmpeg is loaded only for a stream that needs it; one that cannot be loaded fails the play by name")
+    func ffmpegLoadedOnDemand() async throws {
+        let soname = try #require(
+            try Shell.run("/sbin/ldconfig", ["-p"]).split(separator: "\n")
+                .compactMap { $0.split(whereSeparator: { $0 == " " || $0 == "\t" }).first.map(String.init) }
+                .first { $0.hasPrefix("libavformat.so.") },
+            "ldconfig knows no libavformat")
+        let directory = TestEnvironment.temporaryPath("broken-ffmpeg")
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        #expect(FileManager.default.createFile(atPath: "\(directory)/\(soname)", contents: Data()))
+        var environment = ProcessInfo.processInfo.environment
+        environment["LD_LIBRARY_PATH"] = directory
+        let path = TestEnvironment.temporaryPath("broken-ffmpeg.wav")
+        defer { try? FileManager.default.removeItem(atPath: path) }
+
+        let mp3 = try await Self.run(["--output", "wav:\(path)", "\(try TestEnvironment.media())/cbr-44k-stereo-short.mp3"],
+                                     environment: environment)
+        #expect(mp3.status == 0, "\(mp3.stderr)")
+        #expect(try PCM.wavSamples(path: path).samples == (try ReferenceAudio("cbr-44k-stereo-short.mp3")).samples)
+
+        try? FileManager.default.removeItem(atPath: path)
+        let m4a = try await Self.run(["--output", "wav:\(path)", "\(try TestEnvironment.media())/formats/tone.m4a"],
+                                     environment: environment)
+        #expect(m4a.status == 1, "\(m4a.stdout)")
+        #expect(m4a.stderr.contains("FFmpeg") && m4a.stderr.contains(soname), "\(m4a.stderr)")
+        #expect(((try? PCM.wavSamples(path: path).samples) ?? []).isEmpty)
+    }
+
     @Test("bad options are refused with usage help")
     func badOptions() async throws {
         for arguments in [["--output", "speaker", "x.mp3"], ["--start", "abc", "x.mp3"], ["--volume", "-5", "x.mp3"], []] {

@@ -143,7 +143,7 @@ extension PlaybackSession {
             guard let pump = state.pump else {
                 throw .unsupportedFormat(url: location.description, format: signature.description)
             }
-            let ffmpeg = FFmpegDecoder(container: signature, pump: pump, replayGain: configuration.replayGain)
+            let ffmpeg = try FFmpegDecoder(container: signature, pump: pump, replayGain: configuration.replayGain)
             try ffmpeg.restart(atByte: heldStart, frame: 0)
             decoder.choose(ffmpeg)
             logger.debug("decoder", metadata: ["container": "\(signature)", "location": "\(location)"])

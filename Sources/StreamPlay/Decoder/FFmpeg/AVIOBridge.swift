@@ -82,11 +82,11 @@ final class AVIOBridge {
     ///   request from the start. Memory stays bounded; the price is reading the media twice.
     func open(rereading: Bool = false) throws(PlayerError) -> UnsafeMutablePointer<AVIOContext> {
         close()
-        guard let buffer = av_malloc(Self.bufferSize) else { throw .decodingFailed(reason: "out of memory") }
+        guard let buffer = sp_av_malloc(Self.bufferSize) else { throw .decodingFailed(reason: "out of memory") }
         let opaque = Unmanaged.passUnretained(self).toOpaque()
         let seekable = pump.inputIsSeekable || (rereading && pump.inputLength != nil)
         self.seekable = seekable
-        guard let context = avio_alloc_context(
+        guard let context = sp_avio_alloc_context(
             buffer.assumingMemoryBound(to: UInt8.self), Int32(Self.bufferSize), 0, opaque,
             { opaque, buffer, size in
                 Unmanaged<AVIOBridge>.fromOpaque(opaque!).takeUnretainedValue().read(into: buffer!, size: Int(size))
@@ -96,7 +96,7 @@ final class AVIOBridge {
                 Unmanaged<AVIOBridge>.fromOpaque(opaque!).takeUnretainedValue().seek(to: offset, whence: whence)
             } : nil)
         else {
-            av_free(buffer)
+            sp_av_free(buffer)
             throw .decodingFailed(reason: "out of memory")
         }
         context.pointee.seekable = seekable ? AVIO_SEEKABLE_NORMAL : 0
@@ -107,8 +107,8 @@ final class AVIOBridge {
     /// Frees the AVIO context (after the format context using it is closed).
     func close() {
         guard context != nil else { return }
-        av_freep(&context!.pointee.buffer)
-        avio_context_free(&context)
+        sp_av_freep(&context!.pointee.buffer)
+        sp_avio_context_free(&context)
     }
 
     /// A command interrupted a read; the demuxer's failure that followed was this.

@@ -12,7 +12,7 @@ extension FFmpegDecoder {
                   parameters.pointee.codec_type == AVMEDIA_TYPE_AUDIO else { continue }
             let id = parameters.pointee.codec_id
             if id != AV_CODEC_ID_NONE {
-                return "\(container) with \(String(cString: avcodec_get_name(id))) audio, which this FFmpeg build cannot decode"
+                return "\(container) with \(String(cString: sp_avcodec_get_name(id))) audio, which this FFmpeg build cannot decode"
             }
             let tag = parameters.pointee.codec_tag
             return "\(container) with audio of unknown codec (tag 0x\(String(tag, radix: 16)))"
@@ -23,13 +23,13 @@ extension FFmpegDecoder {
     /// Whether the stream's samples are encrypted: an MP4 `enca` entry with protection data.
     static func isEncrypted(_ stream: UnsafeMutablePointer<AVStream>) -> Bool {
         var size = 0
-        return av_stream_get_side_data(stream, AV_PKT_DATA_ENCRYPTION_INIT_INFO, &size) != nil
+        return sp_av_stream_get_side_data(stream, AV_PKT_DATA_ENCRYPTION_INIT_INFO, &size) != nil
     }
 
     /// FFmpeg's words for one of its error codes.
     static func describe(_ code: Int32) -> String {
         var text = [CChar](repeating: 0, count: 128)
-        av_strerror(code, &text, text.count)
+        sp_av_strerror(code, &text, text.count)
         return String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 }

@@ -65,25 +65,37 @@ final class FFmpegDecoder: AudioDecoder {
     /// (AAC, Vorbis, Opus) have settled by the target.
     private static let seekPreroll = 0.1
 
-    /// FFmpeg's own log would write to the listener's terminal; what matters of it comes back as
-    /// error codes, which the typed errors carry.
-    private static let logSilenced: Void = av_log_set_level(AV_LOG_QUIET)
+    /// FFmpeg's libraries, loaded by the first decoder of the process (see CFFmpeg.h): `nil`
+    /// once they are, or why they cannot be. FFmpeg's own log is silenced then: it would write
+    /// to the listener's terminal, and what matters of it comes back as error codes, which the
+    /// typed errors carry.
+    private static let librariesMissing: String? = {
+        guard sp_ffmpeg_load() == 1 else { return String(cString: sp_ffmpeg_load_error()) }
+        sp_av_log_set_level(AV_LOG_QUIET)
+        return nil
+    }()
 
-    init(container: MediaSignature, pump: any DecoderInputPump, replayGain: ReplayGainSettings = ReplayGainSettings()) {
-        _ = Self.logSilenced
+    /// A decoder for `container`, reading through `pump`.
+    /// - Throws: `decodingFailed` naming the library, when FFmpeg's libraries cannot be loaded
+    ///   (not installed, or of another major version than the headers StreamPlay was built with).
+    init(container: MediaSignature, pump: any DecoderInputPump,
+         replayGain: ReplayGainSettings = ReplayGainSettings()) throws(PlayerError) {
+        if let missing = Self.librariesMissing {
+            throw .decodingFailed(reason: "\(container) needs FFmpeg's libraries, which cannot be loaded: \(missing)")
+        }
         self.container = container
         replayGainSettings = replayGain
         io = AVIOBridge(pump: pump)
         if case .ogg = container { oggPages = OggChainWatcher() } else { oggPages = nil }
         io.watcher = oggPages
-        packet = av_packet_alloc()
-        frame = av_frame_alloc()
+        packet = sp_av_packet_alloc()
+        frame = sp_av_frame_alloc()
     }
 
     deinit {
         closeStream()
-        av_packet_free(&packet)
-        av_frame_free(&frame)
+        sp_av_packet_free(&packet)
+        sp_av_frame_free(&frame)
     }
 
     /// 4096 stereo frames; a larger decoded frame (FLAC's blocks) is handed out in parts, which
@@ -97,11 +109,11 @@ final class FFmpegDecoder: AudioDecoder {
         if let gaplessEnd { return gaplessEnd }
         let stream = formatContext.pointee.streams[Int(streamIndex)]!.pointee
         if stream.duration > 0 {
-            return Int(av_rescale_q(stream.duration, stream.time_base, AVRational(num: 1, den: Int32(format.sampleRate))))
+            return Int(sp_av_rescale_q(stream.duration, stream.time_base, AVRational(num: 1, den: Int32(format.sampleRate))))
         }
         let duration = formatContext.pointee.duration
         guard duration > 0 else { return nil }
-        return Int(av_rescale(duration, Int64(format.sampleRate), Int64(AV_TIME_BASE)))
+        return Int(sp_av_rescale(duration, Int64(format.sampleRate), Int64(AV_TIME_BASE)))
     }
 
     var bytesPerSecond: Int? {
@@ -151,7 +163,7 @@ final class FFmpegDecoder: AudioDecoder {
             case .decoding, .draining:
                 if let step = try convertHeldAudio(into: buffer) { return step }
                 guard let codecContext, let frame else { return .needMore }
-                let received = avcodec_receive_frame(codecContext, frame)
+                let received = sp_avcodec_receive_frame(codecContext, frame)
                 if received == 0 {
                     if let step = try takeFrame(into: buffer) { return step }
                     continue
@@ -185,10 +197,10 @@ final class FFmpegDecoder: AudioDecoder {
         }
         let stream = formatContext.pointee.streams[Int(streamIndex)]!.pointee
         let start = format.frames(forSeconds: max(format.seconds(forFrames: target) - Self.seekPreroll, 0))
-        var timestamp = av_rescale_q(Int64(start), AVRational(num: 1, den: Int32(format.sampleRate)), stream.time_base)
+        var timestamp = sp_av_rescale_q(Int64(start), AVRational(num: 1, den: Int32(format.sampleRate)), stream.time_base)
         if stream.start_time != Int64(bitPattern: UInt64(0x8000000000000000)) { timestamp += stream.start_time }
         io.clearInterrupt()
-        let result = avformat_seek_file(formatContext, streamIndex, Int64.min, timestamp, timestamp, 0)
+        let result = sp_avformat_seek_file(formatContext, streamIndex, Int64.min, timestamp, timestamp, 0)
         if io.interrupted {
             // A stop (or another seek) came while the demuxer searched: the session carries it out.
             io.clearInterrupt()
@@ -197,8 +209,8 @@ final class FFmpegDecoder: AudioDecoder {
         guard result >= 0 else {
             throw .seekNotSupported(reason: "the \(container) stream cannot seek: \(Self.describe(result))")
         }
-        avcodec_flush_buffers(codecContext)
-        if let converter { swr_close(converter); swr_init(converter) }
+        sp_avcodec_flush_buffers(codecContext)
+        if let converter { sp_swr_close(converter); sp_swr_init(converter) }
         heldFrame = false
         oggPages?.dropComments()
         chainTags.removeAll()
@@ -214,14 +226,14 @@ final class FFmpegDecoder: AudioDecoder {
     private func openStream() throws(PlayerError) -> Bool {
         // An MP4's index may follow its media: a server without ranges is then read twice.
         let avio = try io.open(rereading: isMP4)
-        guard var context = avformat_alloc_context() else { throw .decodingFailed(reason: "out of memory") }
+        guard var context = sp_avformat_alloc_context() else { throw .decodingFailed(reason: "out of memory") }
         context.pointee.pb = avio
         context.pointee.flags |= AVFMT_FLAG_CUSTOM_IO
-        let demuxer = av_find_input_format(container.demuxerName)
+        let demuxer = sp_av_find_input_format(container.demuxerName)
         reading = true
         defer { reading = false }
         var pointer: UnsafeMutablePointer<AVFormatContext>? = context
-        let opened = avformat_open_input(&pointer, nil, demuxer, nil)
+        let opened = sp_avformat_open_input(&pointer, nil, demuxer, nil)
         guard opened >= 0, let opened = pointer else {
             // avformat_open_input frees the context on failure.
             io.close()
@@ -230,13 +242,13 @@ final class FFmpegDecoder: AudioDecoder {
         }
         context = opened
         formatContext = context
-        let found = avformat_find_stream_info(context, nil)
+        let found = sp_avformat_find_stream_info(context, nil)
         if found < 0 {
             if io.interrupted { closeStream(); io.clearInterrupt(); return false }
             throw failure("reading the \(container) container", found)
         }
         var codec: UnsafePointer<AVCodec>?
-        let index = av_find_best_stream(context, AVMEDIA_TYPE_AUDIO, -1, -1, &codec, 0)
+        let index = sp_av_find_best_stream(context, AVMEDIA_TYPE_AUDIO, -1, -1, &codec, 0)
         guard index >= 0 else {
             guard index == sp_averror_decoder_not_found() else {
                 throw .decodingFailed(reason: "the \(container) container has no audio stream")
@@ -251,12 +263,12 @@ final class FFmpegDecoder: AudioDecoder {
         if Self.isEncrypted(stream) {
             throw .drmProtected(url: "", scheme: Self.commonEncryption)
         }
-        guard let codecContext = avcodec_alloc_context3(codec) else { throw .decodingFailed(reason: "out of memory") }
+        guard let codecContext = sp_avcodec_alloc_context3(codec) else { throw .decodingFailed(reason: "out of memory") }
         self.codecContext = codecContext
-        var status = avcodec_parameters_to_context(codecContext, stream.pointee.codecpar)
+        var status = sp_avcodec_parameters_to_context(codecContext, stream.pointee.codecpar)
         guard status >= 0 else { throw failure("setting up the decoder", status) }
         codecContext.pointee.pkt_timebase = stream.pointee.time_base
-        status = avcodec_open2(codecContext, codec, nil)
+        status = sp_avcodec_open2(codecContext, codec, nil)
         guard status >= 0 else { throw failure("opening the \(String(cString: codec!.pointee.name)) decoder", status) }
         damagedPackets = 0
         tags = FFmpegTagReader.read(context, audio: stream)
@@ -264,7 +276,7 @@ final class FFmpegDecoder: AudioDecoder {
             let values = tagReplayGain ?? FFmpegReplayGainReader.read(context, audio: stream)
             replayGain = values?.adjustment(for: replayGainSettings)
         }
-        gaplessEnd = av_dict_get(context.pointee.metadata, "iTunSMPB", nil, 0)
+        gaplessEnd = sp_av_dict_get(context.pointee.metadata, "iTunSMPB", nil, 0)
             .flatMap { ITunesGaplessInfo(String(cString: $0.pointee.value)) }?.originalFrames
         return true
     }
@@ -275,12 +287,12 @@ final class FFmpegDecoder: AudioDecoder {
     private func closeStream() {
         if let converter = converter {
             var pointer: OpaquePointer? = converter
-            swr_free(&pointer)
+            sp_swr_free(&pointer)
             self.converter = nil
         }
         sourceLayout = nil
-        avcodec_free_context(&codecContext)
-        if formatContext != nil { avformat_close_input(&formatContext) }
+        sp_avcodec_free_context(&codecContext)
+        if formatContext != nil { sp_avformat_close_input(&formatContext) }
         io.close()
         streamIndex = -1
         heldFrame = false
@@ -296,16 +308,16 @@ final class FFmpegDecoder: AudioDecoder {
     private func readPacket() throws(PlayerError) -> DecodeStep? {
         guard let formatContext, let codecContext, let packet else { return .needMore }
         reading = true
-        let result = av_read_frame(formatContext, packet)
+        let result = sp_av_read_frame(formatContext, packet)
         reading = false
-        defer { av_packet_unref(packet) }
+        defer { sp_av_packet_unref(packet) }
         if result < 0 {
             if io.interrupted {
                 io.clearInterrupt()
                 return .needMore
             }
             if result == sp_averror_eof() || io.inputEnded || io.inputFailed || io.streamEnd != nil {
-                avcodec_send_packet(codecContext, nil)
+                sp_avcodec_send_packet(codecContext, nil)
                 stage = .draining
                 return nil
             }
@@ -316,10 +328,10 @@ final class FFmpegDecoder: AudioDecoder {
         guard packet.pointee.stream_index == streamIndex else { return nil }
         takeChainTags(at: packet.pointee.pos)
         var size = 0
-        if av_packet_get_side_data(packet, AV_PKT_DATA_ENCRYPTION_INFO, &size) != nil {
+        if sp_av_packet_get_side_data(packet, AV_PKT_DATA_ENCRYPTION_INFO, &size) != nil {
             throw .drmProtected(url: "", scheme: Self.commonEncryption)
         }
-        let sent = avcodec_send_packet(codecContext, packet)
+        let sent = sp_avcodec_send_packet(codecContext, packet)
         if sent < 0, sent != sp_averror(EAGAIN) {
             // A damaged packet is skipped; many in a row are not audio at all. Before the first
             // audio, only a bare ADTS stream may begin with damage: a radio station's stream
@@ -367,12 +379,12 @@ final class FFmpegDecoder: AudioDecoder {
             placeTimeline(frame: frame, format: format)
             converted = withUnsafeMutablePointer(to: &output) { output in
                 frame.pointee.extended_data.withMemoryRebound(to: UnsafePointer<UInt8>?.self, capacity: 8) { input in
-                    swr_convert(converter, output, capacity, input, frame.pointee.nb_samples)
+                    sp_swr_convert(converter, output, capacity, input, frame.pointee.nb_samples)
                 }
             }
-            av_frame_unref(frame)
-        } else if swr_get_out_samples(converter, 0) > 0 {
-            converted = withUnsafeMutablePointer(to: &output) { swr_convert(converter, $0, capacity, nil, 0) }
+            sp_av_frame_unref(frame)
+        } else if sp_swr_get_out_samples(converter, 0) > 0 {
+            converted = withUnsafeMutablePointer(to: &output) { sp_swr_convert(converter, $0, capacity, nil, 0) }
         } else {
             return nil
         }
@@ -396,10 +408,10 @@ final class FFmpegDecoder: AudioDecoder {
         var timestamp = frame.pointee.best_effort_timestamp
         guard timestamp != noTimestamp else { nextFrame = target; return }
         if stream.start_time != noTimestamp { timestamp -= stream.start_time }
-        let landed = Int(av_rescale_q(timestamp, stream.time_base, AVRational(num: 1, den: Int32(format.sampleRate))))
+        let landed = Int(sp_av_rescale_q(timestamp, stream.time_base, AVRational(num: 1, den: Int32(format.sampleRate))))
         nextFrame = landed
         if target > landed, let converter {
-            swr_drop_output(converter, Int32(target - landed))
+            sp_swr_drop_output(converter, Int32(target - landed))
             nextFrame = target
         }
     }
@@ -407,13 +419,13 @@ final class FFmpegDecoder: AudioDecoder {
     private func configureConverter(for frame: UnsafeMutablePointer<AVFrame>) throws(PlayerError) {
         var converter = self.converter
         let result = withUnsafeMutablePointer(to: &frame.pointee.ch_layout) { layout in
-            swr_alloc_set_opts2(&converter, layout, AV_SAMPLE_FMT_S16, frame.pointee.sample_rate,
+            sp_swr_alloc_set_opts2(&converter, layout, AV_SAMPLE_FMT_S16, frame.pointee.sample_rate,
                                 layout, AVSampleFormat(frame.pointee.format), frame.pointee.sample_rate, 0, nil)
         }
         self.converter = converter
         guard result >= 0, let converter else { throw failure("setting up the sample converter", result) }
         if let replayGain { try applyGain(replayGain.scale, channels: Int(frame.pointee.ch_layout.nb_channels), to: converter) }
-        let initialised = swr_init(converter)
+        let initialised = sp_swr_init(converter)
         guard initialised >= 0 else { throw failure("setting up the sample converter", initialised) }
     }
 
@@ -422,12 +434,12 @@ final class FFmpegDecoder: AudioDecoder {
     /// 16 bits once, after the gain, and clipped there. Called while the converter is not
     /// initialised; once per format, never per buffer.
     private func applyGain(_ scale: Double, channels: Int, to converter: OpaquePointer) throws(PlayerError) {
-        swr_close(converter)
+        sp_swr_close(converter)
         var matrix = [Double](repeating: 0, count: channels * channels)
         for channel in 0..<channels { matrix[channel * channels + channel] = scale }
-        var status = av_opt_set_sample_fmt(UnsafeMutableRawPointer(converter), "internal_sample_fmt", AV_SAMPLE_FMT_FLTP, 0)
+        var status = sp_av_opt_set_sample_fmt(UnsafeMutableRawPointer(converter), "internal_sample_fmt", AV_SAMPLE_FMT_FLTP, 0)
         guard status >= 0 else { throw failure("setting up the ReplayGain", status) }
-        status = swr_set_matrix(converter, matrix, Int32(channels))
+        status = sp_swr_set_matrix(converter, matrix, Int32(channels))
         guard status >= 0 else { throw failure("setting up the ReplayGain", status) }
     }
 

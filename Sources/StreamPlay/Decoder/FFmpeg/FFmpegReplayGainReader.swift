@@ -10,7 +10,7 @@ enum FFmpegReplayGainReader {
                      audio stream: UnsafeMutablePointer<AVStream>) -> ReplayGainValues? {
         func value(_ key: String) -> String? {
             for dictionary in [stream.pointee.metadata, context.pointee.metadata] {
-                if let entry = av_dict_get(dictionary, key, nil, 0), let text = entry.pointee.value {
+                if let entry = sp_av_dict_get(dictionary, key, nil, 0), let text = entry.pointee.value {
                     return String(cString: text)
                 }
             }
@@ -27,7 +27,7 @@ enum FFmpegReplayGainReader {
     /// of full scale (0 when unknown), track before album.
     private static func sideData(of stream: UnsafeMutablePointer<AVStream>) -> ReplayGainValues? {
         var size = 0
-        guard let data = av_stream_get_side_data(stream, AV_PKT_DATA_REPLAYGAIN, &size), size >= 16 else { return nil }
+        guard let data = sp_av_stream_get_side_data(stream, AV_PKT_DATA_REPLAYGAIN, &size), size >= 16 else { return nil }
         let raw = UnsafeRawPointer(data)
         func gain(at offset: Int) -> Double? {
             let value = raw.loadUnaligned(fromByteOffset: offset, as: Int32.self)

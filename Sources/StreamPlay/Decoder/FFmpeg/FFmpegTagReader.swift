@@ -11,7 +11,7 @@ enum FFmpegTagReader {
                      audio stream: UnsafeMutablePointer<AVStream>) -> StreamMetadata? {
         func value(_ key: String) -> String? {
             for dictionary in [context.pointee.metadata, stream.pointee.metadata] {
-                if let entry = av_dict_get(dictionary, key, nil, 0), let text = entry.pointee.value {
+                if let entry = sp_av_dict_get(dictionary, key, nil, 0), let text = entry.pointee.value {
                     let value = String(cString: text).trimmingWhitespace()
                     if !value.isEmpty { return String(value) }
                 }
@@ -42,7 +42,7 @@ enum FFmpegTagReader {
             }
             guard let picture = Artwork(data: Array(UnsafeBufferPointer(start: data, count: Int(stream.pointee.attached_pic.size))),
                                         mimeType: mimeType) else { continue }
-            let comment = av_dict_get(stream.pointee.metadata, "comment", nil, 0).map { String(cString: $0.pointee.value) }
+            let comment = sp_av_dict_get(stream.pointee.metadata, "comment", nil, 0).map { String(cString: $0.pointee.value) }
             if comment == "Cover (front)" { return picture }
             if found == nil { found = picture }
         }
