@@ -8,7 +8,7 @@ import StreamPlayServices
 struct PlayCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "play",
-        abstract: "Play MP3 streams, files and service links (the default command).",
+        abstract: "Play audio streams, files and service links (the default command).",
         discussion: """
             Inputs play in turn as one queue: each track follows the last without a gap (the \
             encoder delay and padding of LAME-tagged MP3s are removed), and one that fails is \

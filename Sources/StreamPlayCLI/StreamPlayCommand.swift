@@ -10,7 +10,7 @@ import Glibc
 struct StreamPlayCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "streamplay",
-        abstract: "Play MP3 streams, files and SoundCloud/Spotify links; sign in to the services.",
+        abstract: "Play audio streams, files and SoundCloud/Spotify/Spark links; sign in to the services.",
         discussion: "`streamplay INPUT...` plays (the play command is the default). Services are set up with "
             + "STREAMPLAY_<SERVICE>_CLIENT_ID, _CLIENT_SECRET, _AUTH_URL, _TOKEN_URL, _API_URL (and _REDIRECT_URI, "
             + "_SCOPES, _OPENID_URL, _SWAP_URL, _REFRESH_URL) or the same keys in "
