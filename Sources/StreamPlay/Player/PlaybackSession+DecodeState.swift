@@ -49,10 +49,8 @@ extension PlaybackSession {
         var discardBeforeFrame: Int?
         /// The discontinuity the decoder last started afresh at.
         var passedDiscontinuity: Int?
-        /// Where the current transfer's (this generation's) opening burst ended, and when: its
-        /// average rate since tells a rebuffer how much to refill. The burst is left out, since
-        /// servers send one before they pace (and it may come in several reads). The time is
-        /// the input's: ``PlayerConfiguration/clock``.
-        var transferStart: (time: Duration, offset: Int)?
+        /// How fast the current transfer (this generation's) brings its bytes, which tells a
+        /// rebuffer how much to refill. The time is the input's: ``PlayerConfiguration/clock``.
+        var transferRate = TransferRateMeter()
     }
 }

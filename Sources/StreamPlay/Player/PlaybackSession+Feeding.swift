@@ -79,7 +79,7 @@ extension PlaybackSession {
         try decoder.feed(bytes)
         state.inputPosition += count
         state.bytesFed += count
-        anchorTransfer(state: &state, delivered: true)
+        noteTransfer(state: &state, delivered: true)
         if decoder.format == nil, decoder.searchesForFrames, state.bytesFed > Self.sniffLimit {
             throw .notAudio(url: location.description, reason: "no MPEG audio frame in the first \(state.bytesFed) bytes")
         }
@@ -94,7 +94,7 @@ extension PlaybackSession {
         if state.sniffed?.isEmpty == true, !bytes.isEmpty { decide { $0.bytesArrived() } }
         state.sniffed?.append(contentsOf: bytes)
         state.inputPosition += bytes.count
-        if !bytes.isEmpty { anchorTransfer(state: &state, delivered: true) }
+        if !bytes.isEmpty { noteTransfer(state: &state, delivered: true) }
         let held = state.sniffed ?? []
         let ended = bytes.isEmpty && input.control.outcome(of: state.generation) == .finished
             && ring.available(generation: state.generation) == 0
@@ -170,15 +170,13 @@ extension PlaybackSession {
         let available = ring.available(generation: state.generation)
         let received = state.inputPosition + available
         let remaining = input.control.info?.totalLength.map { $0 - received }
-        anchorTransfer(state: &state, delivered: false)
+        noteTransfer(state: &state, delivered: false)
         // The transfer's rate on the input's clock (the gate below keeps the real one).
-        let now = configuration.clock.now
-        let start = state.transferStart ?? (now, received)
-        let elapsed = now - start.time
+        let measure = state.transferRate.measure(at: configuration.clock.now.inSeconds)
         let refill = RefillPolicy(standardRefill: configuration.rebufferRefill).refillSeconds(
             bytesPerSecond: Double(bytesPerSecond),
-            transferSeconds: elapsed.inSeconds,
-            transferredBytes: received - start.offset, remainingBytes: remaining)
+            transferSeconds: measure?.seconds ?? 0,
+            transferredBytes: measure?.bytes ?? 0, remainingBytes: remaining)
         let target = min(Int(refill * Double(bytesPerSecond)), ring.capacity * 3 / 4)
         guard available >= target
                 || input.control.outcome(of: state.generation) != nil
@@ -187,22 +185,14 @@ extension PlaybackSession {
         return true
     }
 
-    /// Moves the point the transfer's rate is measured from to the end of its opening burst:
-    /// bytes that come within a tenth of a second of the last ones still belong to it.
-    /// `delivered`: called right after this generation's bytes were read (the first such call
-    /// starts the measure).
-    func anchorTransfer(state: inout DecodeState, delivered: Bool) {
+    /// Shows the transfer's rate meter the bytes received so far (read, and waiting in the
+    /// ring). `delivered`: called right after this generation's bytes were read; the first
+    /// such call begins the measure, and calls before it are ignored.
+    func noteTransfer(state: inout DecodeState, delivered: Bool) {
+        guard delivered || state.transferRate.hasBegun else { return }
         let received = state.inputPosition + ring.available(generation: state.generation)
-        if let start = state.transferStart {
-            guard received > start.offset, configuration.clock.now - start.time < Self.openingBurst else { return }
-        } else if !delivered {
-            return
-        }
-        state.transferStart = (configuration.clock.now, received)
+        state.transferRate.observe(received: received, at: configuration.clock.now.inSeconds)
     }
-
-    /// How closely reads must follow each other to count as one burst.
-    static let openingBurst = Duration.milliseconds(100)
 
     func restartInput(at offset: Int, state: inout DecodeState) {
         logger.trace("input restart", metadata: [
@@ -218,7 +208,7 @@ extension PlaybackSession {
     func beginGeneration(at offset: Int, state: inout DecodeState) {
         state.generation += 1
         state.inputPosition = offset
-        state.transferStart = nil
+        state.transferRate = TransferRateMeter()
         state.skipTo = nil
         state.passedDiscontinuity = nil
     }

@@ -14,7 +14,7 @@ struct RefillPolicy: Sendable {
     /// Seconds added to the computed shortfall, for the link's own jitter: servers that
     /// throttle send bursts about a second apart (nginx's limit_rate does).
     static let margin = 1.0
-    /// Seconds of transfer before its average rate is trusted (servers pace in bursts).
+    /// Seconds of transfer measured before its rate is trusted (servers pace in bursts).
     static let rateWindow = 1.0
     /// A link this much faster than the stream counts as fast.
     static let fastLink = 1.1
@@ -22,8 +22,9 @@ struct RefillPolicy: Sendable {
     /// Seconds of audio that must be buffered before playback resumes.
     /// - Parameters:
     ///   - bytesPerSecond: the stream's bitrate in bytes.
-    ///   - transferSeconds: how long the current transfer has been running.
-    ///   - transferredBytes: bytes it has delivered in that time.
+    ///   - transferSeconds: how long the current transfer's rate was measured for
+    ///     (``TransferRateMeter``: after its opening burst, from arrival to arrival).
+    ///   - transferredBytes: bytes it delivered in that time.
     ///   - remainingBytes: bytes of the resource not received yet, when its length is known.
     func refillSeconds(bytesPerSecond: Double, transferSeconds: Double, transferredBytes: Int,
                        remainingBytes: Int?) -> Double {
