@@ -32,8 +32,14 @@ static pthread_once_t load_once = PTHREAD_ONCE_INIT;
     _Static_assert(__builtin_types_compatible_p(__typeof__(&name), void(*) parameters), \
                    "CFFmpegFunctions.h: " #name " differs from FFmpeg's declaration"); \
     void sp_##name parameters { name##_pointer arguments; }
+// Called through a pointer of the twin's own type: the FFmpeg at hand may declare some pointer
+// parameters const, which changes neither the call nor what the function does.
+#define SP_FFMPEG_FUNCTION_CONST_VARIES(library, type, name, parameters, arguments) \
+    static type (*name##_pointer) parameters; \
+    type sp_##name parameters { return name##_pointer arguments; }
 #include "CFFmpegFunctions.h"
 #undef SP_FFMPEG_FUNCTION
+#undef SP_FFMPEG_FUNCTION_CONST_VARIES
 #undef SP_FFMPEG_PROCEDURE
 
 static int open_library(void **handle, const char *soname) {
@@ -51,15 +57,17 @@ static void load(void) {
         return;
     }
 #define SP_FFMPEG_FUNCTION(library, type, name, parameters, arguments) \
-    name##_pointer = (__typeof__(&name))dlsym(library##_handle, #name); \
+    name##_pointer = (__typeof__(name##_pointer))dlsym(library##_handle, #name); \
     if (!name##_pointer) { \
         snprintf(load_error, sizeof load_error, "%s has no function %s", library##_soname, #name); \
         return; \
     }
 #define SP_FFMPEG_PROCEDURE(library, name, parameters, arguments) \
     SP_FFMPEG_FUNCTION(library, void, name, parameters, arguments)
+#define SP_FFMPEG_FUNCTION_CONST_VARIES SP_FFMPEG_FUNCTION
 #include "CFFmpegFunctions.h"
 #undef SP_FFMPEG_FUNCTION
+#undef SP_FFMPEG_FUNCTION_CONST_VARIES
 #undef SP_FFMPEG_PROCEDURE
     loaded = 1;
 }

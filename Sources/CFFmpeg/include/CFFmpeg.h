@@ -41,7 +41,9 @@ const char *sp_ffmpeg_load_error(void);
 
 // Each is the FFmpeg function of the same name without `sp_`.
 #define SP_FFMPEG_FUNCTION(library, type, name, parameters, arguments) type sp_##name parameters;
+#define SP_FFMPEG_FUNCTION_CONST_VARIES SP_FFMPEG_FUNCTION
 #define SP_FFMPEG_PROCEDURE(library, name, parameters, arguments) void sp_##name parameters;
 #include "CFFmpegFunctions.h"
 #undef SP_FFMPEG_FUNCTION
+#undef SP_FFMPEG_FUNCTION_CONST_VARIES
 #undef SP_FFMPEG_PROCEDURE

@@ -9,8 +9,9 @@ import Synchronization
 /// Threads and what each owns:
 /// - The `pa_threaded_mainloop` is made with the connection and freed with it. Its thread
 ///   starts at the first sink's first open and runs until the connection goes (libpulse cannot
-///   start a mainloop again once stopped), and dispatches every libpulse event. Callbacks on that thread only signal the mainloop (a
-///   broadcast: each waiting thread checks its own condition again).
+///   start a mainloop again once stopped), and dispatches every libpulse event. Callbacks on
+///   that thread note the server's answer and signal the mainloop (a broadcast: each waiting
+///   thread checks its own condition again).
 /// - The context, its generation and every libpulse call are guarded by the mainloop lock,
 ///   taken by the sinks' decoder and control threads.
 /// - The user count, and starting the mainloop's thread, are guarded by `users`. While no sink
@@ -21,8 +22,8 @@ import Synchronization
 /// once it failed or ended (a server that went away), or once it has been connecting for longer
 /// than a sink that opens would wait (a server that hung), never while it is ready.
 final class PulseAudioConnection: @unchecked Sendable {
-    // @unchecked Sendable: the context and generation are guarded by the mainloop lock, the
-    // user count by its Mutex; the rest is immutable.
+    // @unchecked Sendable: the context, its generation and start, and the last answer are
+    // guarded by the mainloop lock, the user count by its Mutex; the rest is immutable.
     let mainloop: OpaquePointer
     private let server: String?
     private let applicationName: String
@@ -148,8 +149,9 @@ final class PulseAudioConnection: @unchecked Sendable {
         }
     }
 
-    /// The server answered: called on the mainloop's thread by the context's and the streams'
-    /// callbacks (which run with the mainloop lock held).
+    /// The server answered: called by the context's and the streams' callbacks, with the
+    /// mainloop lock held (on the mainloop's thread; or on the opener's, for the state change
+    /// libpulse reports at once when a connection or stream begins, which counts too).
     func noteAnswerLocked() {
         lastAnswerLocked = pa_rtclock_now()
     }

@@ -25,18 +25,22 @@ final class PulseAudioOpenDeadline {
     private let allowed: pa_usec_t
     /// When the open began, in microseconds of `pa_rtclock_now()`.
     private let openedAt: pa_usec_t
+    /// When the open ends however the server answers, if it must (a reconnect's last moment).
+    private let notAfter: pa_usec_t?
     private let connection: PulseAudioConnection
     /// The mainloop's timer, once one was needed, and when it is due.
     private var timer: OpaquePointer?
     private var timerDue: pa_usec_t = 0
 
-    /// A deadline for `seconds` of silence from now on `connection`; `seconds` is clamped to
-    /// between 0 and a day.
-    init(seconds: Double, connection: PulseAudioConnection) {
-        let clamped = seconds.isNaN ? 0 : min(max(seconds, 0), 86_400)
+    /// A deadline for `seconds` of silence from now on `connection`, and at most `atMost`
+    /// seconds in all when given; both are clamped to between 0 and a day.
+    init(seconds: Double, atMost: Double? = nil, connection: PulseAudioConnection) {
+        func clamp(_ value: Double) -> Double { value.isNaN ? 0 : min(max(value, 0), 86_400) }
+        let clamped = clamp(seconds)
         self.seconds = clamped
         allowed = pa_usec_t(clamped * 1_000_000)
         openedAt = pa_rtclock_now()
+        notAfter = atMost.map { openedAt + pa_usec_t(clamp($0) * 1_000_000) }
         self.connection = connection
     }
 
@@ -53,7 +57,8 @@ final class PulseAudioOpenDeadline {
     /// mainloop is woken when it would have been (through `context`, whose mainloop the timer
     /// uses): call it before each wait.
     func hasPassedLocked(wakingThrough context: OpaquePointer) -> Bool {
-        let due = Self.due(openedAt: openedAt, lastAnswer: connection.lastAnswerLocked, allowed: allowed)
+        let silenceDue = Self.due(openedAt: openedAt, lastAnswer: connection.lastAnswerLocked, allowed: allowed)
+        let due = min(silenceDue, notAfter ?? silenceDue)
         let now = pa_rtclock_now()
         guard now < due else { return true }
         if let timer {

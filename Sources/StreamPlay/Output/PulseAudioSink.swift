@@ -123,14 +123,16 @@ public final class PulseAudioSink: AudioSink, @unchecked Sendable {
         try open(format: format, within: connectTimeout)
     }
 
-    private func open(format: AudioFormat, within seconds: Double) throws(PlayerError) {
+    /// Opens with `seconds` of the server's silence allowed, and at most `atMost` seconds in all
+    /// when given (see ``PulseAudioOpenDeadline``).
+    private func open(format: AudioFormat, within seconds: Double, atMost: Double? = nil) throws(PlayerError) {
         if !usingConnection {
             try connection.addUser()
             usingConnection = true
         }
         pa_threaded_mainloop_lock(mainloop)
         defer { pa_threaded_mainloop_unlock(mainloop) }
-        let deadline = PulseAudioOpenDeadline(seconds: seconds, connection: connection)
+        let deadline = PulseAudioOpenDeadline(seconds: seconds, atMost: atMost, connection: connection)
         defer { deadline.cancelLocked() }
         let context = try readyContextLocked(deadline: deadline)
         if let stream, self.format == format, pa_stream_get_state(stream) == PA_STREAM_READY {
@@ -238,9 +240,11 @@ public final class PulseAudioSink: AudioSink, @unchecked Sendable {
         while true {
             if interrupted.load(ordering: .acquiring) { return }
             do throws(PlayerError) {
-                // A server back but not answering gets no longer than the reconnect has left,
-                // though enough for a server that answers to be heard.
-                try open(format: lostFormat, within: min(connectTimeout, max((deadline - .now).inSeconds, 0.5)))
+                // A server back but not answering, or answering only the process's other
+                // streams, gets no longer than the reconnect has left, though enough for a
+                // server that answers to be heard.
+                let left = max((deadline - .now).inSeconds, 0.5)
+                try open(format: lostFormat, within: min(connectTimeout, left), atMost: left)
                 break
             } catch {
                 last = error

@@ -172,11 +172,10 @@ extension PlaybackSession {
         let remaining = input.control.info?.totalLength.map { $0 - received }
         noteTransfer(state: &state, delivered: false)
         // The transfer's rate on the input's clock (the gate below keeps the real one).
-        let measure = state.transferRate.measure(at: configuration.clock.now.inSeconds)
         let refill = RefillPolicy(standardRefill: configuration.rebufferRefill).refillSeconds(
             bytesPerSecond: Double(bytesPerSecond),
-            transferSeconds: measure?.seconds ?? 0,
-            transferredBytes: measure?.bytes ?? 0, remainingBytes: remaining)
+            linkBytesPerSecond: state.transferRate.bytesPerSecond(at: configuration.clock.now.inSeconds),
+            remainingBytes: remaining)
         let target = min(Int(refill * Double(bytesPerSecond)), ring.capacity * 3 / 4)
         guard available >= target
                 || input.control.outcome(of: state.generation) != nil

@@ -22,8 +22,8 @@ public struct PlayerConfiguration: Sendable {
     /// connection and then never answers fails the play with `soundServerUnavailable` after
     /// this long (the play is ``PlayerState/buffering`` meanwhile: the stream opens at the first
     /// decoded audio). A server that is slow but answering, such as one opening many streams at
-    /// once, is waited for: its answers to the process's other streams count. At least 0.1 s;
-    /// libpulse's own reply timeout (30 s) ends the wait for any one answer sooner.
+    /// once, is waited for: its answers to the process's other streams on the same connection
+    /// count, and libpulse's own reply timeout (30 s) bounds each request. At least 0.1 s.
     public var soundServerConnectTimeout = 10.0
     /// After the input ran dry, seconds of audio (at the stream's bitrate) buffered again before
     /// playback goes on, while the link's speed is not known yet or about matches the stream:

@@ -44,7 +44,8 @@ public struct PlayerError: Error, Sendable, Hashable, CustomStringConvertible {
         public static let emptyStream = Code("emptyStream")
         /// The bytes are not audio the engine recognises (an HTML page, random bytes).
         public static let notAudio = Code("notAudio")
-        /// The decoder failed on bytes it had accepted as audio.
+        /// The decoder failed on bytes it had accepted as audio, or the decoder a format needs
+        /// cannot be loaded (FFmpeg's libraries, named in the reason).
         public static let decodingFailed = Code("decodingFailed")
         /// The sound server cannot be reached, or refused the stream.
         public static let soundServerUnavailable = Code("soundServerUnavailable")

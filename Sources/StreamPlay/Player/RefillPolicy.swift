@@ -14,24 +14,16 @@ struct RefillPolicy: Sendable {
     /// Seconds added to the computed shortfall, for the link's own jitter: servers that
     /// throttle send bursts about a second apart (nginx's limit_rate does).
     static let margin = 1.0
-    /// Seconds of transfer measured before its rate is trusted (servers pace in bursts).
-    static let rateWindow = 1.0
     /// A link this much faster than the stream counts as fast.
     static let fastLink = 1.1
 
-    /// Seconds of audio that must be buffered before playback resumes.
+    /// Seconds of audio that must be buffered before playback goes on.
     /// - Parameters:
     ///   - bytesPerSecond: the stream's bitrate in bytes.
-    ///   - transferSeconds: how long the current transfer's rate was measured for
-    ///     (``TransferRateMeter``: after its opening burst, from arrival to arrival).
-    ///   - transferredBytes: bytes it delivered in that time.
+    ///   - linkBytesPerSecond: the transfer's rate, once ``TransferRateMeter`` has measured it.
     ///   - remainingBytes: bytes of the resource not received yet, when its length is known.
-    func refillSeconds(bytesPerSecond: Double, transferSeconds: Double, transferredBytes: Int,
-                       remainingBytes: Int?) -> Double {
-        guard transferSeconds >= Self.rateWindow, transferredBytes > 0, bytesPerSecond > 0 else {
-            return standardRefill
-        }
-        let rate = Double(transferredBytes) / transferSeconds
+    func refillSeconds(bytesPerSecond: Double, linkBytesPerSecond: Double?, remainingBytes: Int?) -> Double {
+        guard let rate = linkBytesPerSecond, rate > 0, bytesPerSecond > 0 else { return standardRefill }
         if rate >= Self.fastLink * bytesPerSecond { return min(standardRefill, Self.hiccupRefill) }
         guard rate < bytesPerSecond, let remainingBytes else { return standardRefill }
         // The rest arrives in remaining/rate seconds and plays in remaining/bitrate: buffering
