@@ -39,8 +39,9 @@ final class PulseAudioOpenDeadline {
         let clamped = clamp(seconds)
         self.seconds = clamped
         allowed = pa_usec_t(clamped * 1_000_000)
-        openedAt = pa_rtclock_now()
-        notAfter = atMost.map { openedAt + pa_usec_t(clamp($0) * 1_000_000) }
+        let now = pa_rtclock_now()
+        openedAt = now
+        notAfter = atMost.map { now + pa_usec_t(clamp($0) * 1_000_000) }
         self.connection = connection
     }
 
