@@ -1,6 +1,3 @@
-// Over 500 lines: one type, PulseAudioSink, whose state is all guarded by the mainloop
-// lock. Split into files, that state would have to be visible to the whole module, since
-// Swift's private reaches only its own file.
 import CPulse
 #if canImport(Glibc)
 import Glibc
@@ -68,12 +65,8 @@ public final class PulseAudioSink: AudioSink, @unchecked Sendable {
     private var lastWrite = ContinuousClock.now
 
     private let interrupted = Atomic<Bool>(false)
-    #if _endian(little)
-    private static let nativeS16 = PA_SAMPLE_S16LE
-    #else
-    private static let nativeS16 = PA_SAMPLE_S16BE
-    #endif
-    private let underflows = Atomic<Int>(0)
+    /// The stream's callbacks, and its underflow count.
+    private let events: PulseAudioStreamEvents
 
     /// Creates a sink. Nothing connects until the first ``open(format:)``, which connects to the
     /// server, or uses the connection the process already has to it.
@@ -104,6 +97,7 @@ public final class PulseAudioSink: AudioSink, @unchecked Sendable {
         self.connectTimeout = connectTimeout.isNaN ? 10 : min(max(connectTimeout, 0.1), 86_400)
         connection = PulseAudioConnection.shared(server: server, applicationName: applicationName)
         mainloop = connection.mainloop
+        events = PulseAudioStreamEvents(connection: connection)
     }
 
     deinit {
@@ -114,7 +108,7 @@ public final class PulseAudioSink: AudioSink, @unchecked Sendable {
     public var isRealTime: Bool { true }
 
     /// Underflows (the server ran out of audio while playing) since the sink was made.
-    public var underflowCount: Int { underflows.load(ordering: .relaxed) }
+    public var underflowCount: Int { events.underflows.load(ordering: .relaxed) }
 
     /// Connects to the server if the process's connection is not ready, and makes a corked
     /// stream for `format`. A server silent for the connect timeout is
@@ -376,7 +370,7 @@ public final class PulseAudioSink: AudioSink, @unchecked Sendable {
         self.volume = volume
         guard let stream, let format, pa_stream_get_state(stream) == PA_STREAM_READY,
               let context = pa_stream_get_context(stream) else { return }
-        var channelVolume = cvolume(channels: format.channels)
+        var channelVolume = PulseAudioStreamRequest.volume(volume, channels: format.channels)
         unrefOperation(pa_context_set_sink_input_volume(context, pa_stream_get_index(stream), &channelVolume, nil, nil))
     }
 
@@ -418,42 +412,15 @@ public final class PulseAudioSink: AudioSink, @unchecked Sendable {
 
     private func makeStreamLocked(format: AudioFormat, context: OpaquePointer,
                                   deadline: PulseAudioOpenDeadline) throws(PlayerError) {
-        var spec = pa_sample_spec(format: Self.nativeS16, rate: UInt32(format.sampleRate), channels: UInt8(format.channels))
+        var spec = PulseAudioStreamRequest.sampleSpec(format)
         guard let newStream = pa_stream_new(context, applicationName, &spec, nil) else {
             throw .soundServerUnavailable(reason: "cannot create a stream for \(format): \(contextErrorLocked)")
         }
-        let userdata = Unmanaged.passUnretained(self).toOpaque()
-        // Each callback is an answer of the server (see PulseAudioOpenDeadline), then a signal.
-        let signal: pa_stream_notify_cb_t = { _, userdata in
-            let sink = Unmanaged<PulseAudioSink>.fromOpaque(userdata!).takeUnretainedValue()
-            sink.connection.noteAnswerLocked()
-            pa_threaded_mainloop_signal(sink.mainloop, 0)
-        }
-        pa_stream_set_state_callback(newStream, signal, userdata)
-        pa_stream_set_latency_update_callback(newStream, signal, userdata)
-        pa_stream_set_write_callback(newStream, { _, _, userdata in
-            let sink = Unmanaged<PulseAudioSink>.fromOpaque(userdata!).takeUnretainedValue()
-            sink.connection.noteAnswerLocked()
-            pa_threaded_mainloop_signal(sink.mainloop, 0)
-        }, userdata)
-        pa_stream_set_underflow_callback(newStream, { _, userdata in
-            let sink = Unmanaged<PulseAudioSink>.fromOpaque(userdata!).takeUnretainedValue()
-            sink.underflows.add(1, ordering: .relaxed)
-            sink.connection.noteAnswerLocked()
-            pa_threaded_mainloop_signal(sink.mainloop, 0)
-        }, userdata)
+        events.attach(to: newStream)
 
-        var attributes = pa_buffer_attr(
-            maxlength: UInt32.max,
-            tlength: UInt32(pa_usec_to_bytes(pa_usec_t(targetLatency * 1_000_000), &spec)),
-            prebuf: UInt32(pa_usec_to_bytes(pa_usec_t(prebuffer * 1_000_000), &spec)),
-            minreq: UInt32.max,
-            fragsize: UInt32.max)
-        let flags = pa_stream_flags_t(rawValue: PA_STREAM_START_CORKED.rawValue
-            | PA_STREAM_INTERPOLATE_TIMING.rawValue
-            | PA_STREAM_AUTO_TIMING_UPDATE.rawValue
-            | PA_STREAM_ADJUST_LATENCY.rawValue)
-        var channelVolume = cvolume(channels: format.channels)
+        var attributes = PulseAudioStreamRequest.bufferAttributes(targetLatency: targetLatency, prebuffer: prebuffer, spec: spec)
+        let flags = PulseAudioStreamRequest.flags
+        var channelVolume = PulseAudioStreamRequest.volume(volume, channels: format.channels)
         let connected = volume == 1
             ? pa_stream_connect_playback(newStream, sinkName, &attributes, flags, nil, nil)
             : pa_stream_connect_playback(newStream, sinkName, &attributes, flags, &channelVolume, nil)
@@ -491,10 +458,7 @@ public final class PulseAudioSink: AudioSink, @unchecked Sendable {
 
     private func closeStreamLocked() {
         guard let stream else { return }
-        pa_stream_set_state_callback(stream, nil, nil)
-        pa_stream_set_latency_update_callback(stream, nil, nil)
-        pa_stream_set_write_callback(stream, nil, nil)
-        pa_stream_set_underflow_callback(stream, nil, nil)
+        PulseAudioStreamEvents.detach(from: stream)
         switch pa_stream_get_state(stream) {
         case PA_STREAM_READY:
             pa_stream_disconnect(stream)
@@ -520,12 +484,6 @@ public final class PulseAudioSink: AudioSink, @unchecked Sendable {
         guard let stream, corked != cork, pa_stream_get_state(stream) == PA_STREAM_READY else { return }
         corked = cork
         unrefOperation(pa_stream_cork(stream, cork ? 1 : 0, nil, nil))
-    }
-
-    private func cvolume(channels: Int) -> pa_cvolume {
-        var result = pa_cvolume()
-        pa_cvolume_set(&result, UInt32(channels), pa_sw_volume_from_linear(volume))
-        return result
     }
 
     private func unrefOperation(_ operation: OpaquePointer?) {
