@@ -19,6 +19,12 @@ enum DropRecovery: Scenario {
                 Metric(key: "outage", title: "Outage", unit: "ms", lowerIsBetter: nil),
                 Metric(key: "lost", title: "Audio lost", unit: "ms", lowerIsBetter: nil),
                 Metric(key: "reported", title: "Rebuffers the Player counted", unit: "count", lowerIsBetter: nil),
+            ],
+            targets: [
+                Target("Longest silence through a drop at 1.5×", metric: "outage", subject: .library,
+                       atMost: BusyMachine.silenceLimit, unit: "ms"),
+                Target("Longest silence through a drop at 1.5×", metric: "outage", subject: .streamplay,
+                       atMost: BusyMachine.silenceLimit, unit: "ms"),
             ])
         for round in 0..<context.rounds {
             let tag = context.nextTrialTag()
@@ -36,10 +42,7 @@ enum DropRecovery: Scenario {
                     result.record(player.subject, "lost", round: round, nil)
                     continue
                 }
-                if !trace.gaps.isEmpty {
-                    result.notes.append("Round \(round + 1), \(player.subject.rawValue): " + zip(trace.gapStarts, trace.gaps)
-                        .map { String(format: "%.0f ms silent at %.2f s", $1 * 1000, $0) }.joined(separator: ", ") + ".")
-                }
+                if let note = trace.gapNote(round: round, subject: player.subject) { result.notes.append(note) }
                 let resumed = trace.heard >= 0.95 * track.seconds
                 result.record(player.subject, "resumed", round: round, resumed ? 1 : 0)
                 result.record(player.subject, "outage", round: round, (trace.gaps.max() ?? 0) * 1000)

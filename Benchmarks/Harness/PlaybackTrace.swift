@@ -1,3 +1,5 @@
+import Foundation
+
 /// What a recording shows of one play from start to end: when sound began, the gaps in it
 /// (rebuffers, outages) and how much audio was heard.
 struct PlaybackTrace {
@@ -13,6 +15,14 @@ struct PlaybackTrace {
 
     /// Silence shorter than this is not a gap: the test signal is never that quiet for so long.
     static let minimumGap = 0.02
+
+    /// A report note listing the gaps ("Round 2, mpv: 120 ms silent at 3.41 s."), or nil
+    /// without any.
+    func gapNote(round: Int, subject: Subject) -> String? {
+        guard !gaps.isEmpty else { return nil }
+        return "Round \(round + 1), \(subject.rawValue): " + zip(gapStarts, gaps)
+            .map { String(format: "%.0f ms silent at %.2f s", $1 * 1000, $0) }.joined(separator: ", ") + "."
+    }
 
     /// Reads the trace of frames `from`..<`to` of `samples` (interleaved stereo starting at
     /// frame `firstFrame`); `ask` is the frame at which play was asked.

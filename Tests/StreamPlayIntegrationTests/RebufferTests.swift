@@ -19,13 +19,15 @@ struct RebufferTests {
         player.play(try Self.throttled(14_400))
         // The refill is sized by RefillPolicy: with the length known and the link measured, the
         // rest's shortfall and a margin, several seconds at 0.9x, longer under a sanitizer. A
-        // rebuffer is counted when it ends, so the waits are for its start and its end.
+        // stall before the link is measured (the first chunks' gap after a 0.1 s prebuffer)
+        // refills only 0.2 s first. A rebuffer is counted when it ends, so the waits are for a
+        // start and for the end of a refill over half a second long.
         try await player.wait(for: "a rebuffer to begin", within: 30) { _ in
             let states = events.states
             return zip(states, states.dropFirst()).contains { $0 == .playing && $1 == .buffering }
         }
         try await player.wait(for: "playing again after the refill", within: 30) {
-            $0.statistics.rebufferCount >= 1 && $0.state == .playing
+            $0.statistics.rebufferSeconds > 0.5 && $0.state == .playing
         }
         let resumedAt = player.position ?? 0
         try await Task.sleep(for: .seconds(3))
@@ -37,7 +39,6 @@ struct RebufferTests {
         #expect(playingToBuffering >= 1, "states: \(states)")
         // The refill covers the rest of the track's shortfall: it does not stall again soon.
         #expect(statistics.rebufferCount <= 2, "flapping: \(statistics.rebufferCount) rebuffers")
-        #expect(statistics.rebufferSeconds > 0.5, "refilling a second at 0.9× takes over half a second")
         #expect(events.all.contains { if case .rebuffered = $0 { true } else { false } })
         #expect(position > resumedAt + 2, "playback goes on after the refill: \(resumedAt) s, then \(position) s")
     }

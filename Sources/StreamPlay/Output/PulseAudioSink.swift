@@ -352,6 +352,9 @@ public final class PulseAudioSink: AudioSink, @unchecked Sendable {
     /// Frames that returned writes queued and that are not heard yet: the stream's queue plus
     /// the device's own latency, interpolated between the server's timing updates, less what
     /// the server already took of a write still under way (see ``AudioSink/latencyFrames``).
+    /// Before the server's first timing update of a new stream, what was written to it: none of
+    /// it is known to be heard, and 0 would read as a queue run dry (a rebuffer at the start,
+    /// with the prebuffer still queued).
     public var latencyFrames: Int {
         pa_threaded_mainloop_lock(mainloop)
         defer { pa_threaded_mainloop_unlock(mainloop) }
@@ -359,7 +362,10 @@ public final class PulseAudioSink: AudioSink, @unchecked Sendable {
         guard let stream, let format, pa_stream_get_state(stream) == PA_STREAM_READY else { return 0 }
         var latency: pa_usec_t = 0
         var negative: Int32 = 0
-        guard pa_stream_get_latency(stream, &latency, &negative) == 0, negative == 0 else { return 0 }
+        guard pa_stream_get_latency(stream, &latency, &negative) == 0 else {
+            return history.count / format.bytesPerFrame - framesTakenOfWriteUnderWay
+        }
+        guard negative == 0 else { return 0 }
         return Int((Double(latency) * Double(format.sampleRate) / 1_000_000).rounded()) - framesTakenOfWriteUnderWay
     }
 

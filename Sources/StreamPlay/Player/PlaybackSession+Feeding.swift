@@ -172,14 +172,17 @@ extension PlaybackSession {
         let remaining = input.control.info?.totalLength.map { $0 - received }
         noteTransfer(state: &state, delivered: false)
         // The transfer's rate on the input's clock (the gate below keeps the real one).
-        let refill = RefillPolicy(standardRefill: configuration.rebufferRefill).refillSeconds(
-            bytesPerSecond: Double(bytesPerSecond),
-            linkBytesPerSecond: state.transferRate.bytesPerSecond(at: configuration.clock.now.inSeconds),
-            remainingBytes: remaining)
+        let linkRate = state.transferRate.bytesPerSecond(at: configuration.clock.now.inSeconds)
+        let policy = RefillPolicy(standardRefill: configuration.rebufferRefill, prebuffer: configuration.prebuffer)
+        let refill = policy.refillSeconds(bytesPerSecond: Double(bytesPerSecond), linkBytesPerSecond: linkRate,
+                                          remainingBytes: remaining, firstStall: state.transferStalls <= 1)
         let target = min(Int(refill * Double(bytesPerSecond)), ring.capacity * 3 / 4)
         guard available >= target
                 || input.control.outcome(of: state.generation) != nil
                 || commands.withEngineLock({ $0.stopRequested || $0.machine.seekTarget != nil }) else { return false }
+        logger.debug("refilled", metadata: [
+            "buffered": "\(available)", "target": "\(target)", "link": "\(linkRate.map { "\(Int($0)) B/s" } ?? "not measured yet")",
+        ])
         carryOut(state.gate.refilled(at: .now))
         return true
     }
@@ -208,6 +211,7 @@ extension PlaybackSession {
         state.generation += 1
         state.inputPosition = offset
         state.transferRate = TransferRateMeter()
+        state.transferStalls = 0
         state.skipTo = nil
         state.passedDiscontinuity = nil
     }

@@ -1,0 +1,65 @@
+import Foundation
+
+/// 3b. A link at 1.5× the bitrate while every core is kept busy (issue 16, "no stall under
+/// load"): the fault server paces the track in small chunks, which leaves a player that starts
+/// on little audio the least slack, and one busy loop per core competes with the players, the
+/// sound server and the harness for the CPU at the same priority.
+enum BusyMachine: Scenario {
+    static let key = "busy"
+    /// The link's speed, as a multiple of the bitrate.
+    static let factor = 1.5
+    /// Issue 16's bound on any silence in the track on such a link, in milliseconds.
+    static let silenceLimit = 100.0
+
+    static func run(_ context: BenchContext) throws -> [ScenarioResult] {
+        let file = "short.mp3"
+        let track = try context.manifest.file(file)
+        let rate = Int(Double(context.manifest.bitrate) / 8 * factor)
+        let cores = ProcessInfo.processInfo.activeProcessorCount
+        let subjects = context.subjects.filter { $0 != .pacatFloor }
+        let limit = MarkdownReport.format(silenceLimit, "ms")
+        let result = ScenarioResult(
+            key: key, title: "3b. Link at \(factor)× the bitrate with every core busy",
+            method: "\(file) (\(track.seconds) s) paced at \(rate) B/s by the fault server in chunks of up to 4 KiB, played to the end by all players at once, each on its own sink, while \(cores) busy loops (one per core, `sh -c 'while :; do :; done'`, at the players' priority) run from before the first player starts until the last one ends. \"Longest silence\" is the longest silent stretch between the first and the last sound; \"Over \(limit)\" counts the silences longer than that (issue 16's bound on such a link); \"heard\" is the audio heard in total.",
+            metrics: [
+                Metric(key: "ttfa", title: "First audio", unit: "ms", lowerIsBetter: true),
+                Metric(key: "longest", title: "Longest silence", unit: "ms", lowerIsBetter: true),
+                Metric(key: "over", title: "Over \(limit)", unit: "count", lowerIsBetter: nil),
+                Metric(key: "heard", title: "Audio heard", unit: "s", lowerIsBetter: nil),
+                Metric(key: "reported", title: "Rebuffers the Player counted", unit: "count", lowerIsBetter: nil),
+            ],
+            targets: [
+                Target("Longest silence, every core busy", metric: "longest", subject: .library,
+                       atMost: silenceLimit, unit: "ms"),
+                Target("Longest silence, every core busy", metric: "longest", subject: .streamplay,
+                       atMost: silenceLimit, unit: "ms"),
+                Target("First audio, every core busy", metric: "ttfa",
+                       subject: .library, bestPeerLimit: 0.5),
+            ])
+        for round in 0..<context.rounds {
+            let tag = context.nextTrialTag()
+            let load = try (0..<cores).map { _ in try ChildProcess(["sh", "-c", "while :; do :; done"]) }
+            defer { load.forEach { $0.terminate(grace: 0.5) } }
+            // Let the loops take their share before the players start.
+            MonotonicClock.sleep(0.3)
+            let run = try SideBySide(subjects, context: context) { subject in
+                context.faultsURL("throttle/\(rate)/\(file)", tag: "\(tag)-\(Subject.allCases.firstIndex(of: subject) ?? 0)")
+            }
+            run.waitForAll(timeout: track.seconds / factor + 40)
+            load.forEach { $0.terminate(grace: 0.5) }
+            for player in run.runs {
+                if let statistics = player.statistics {
+                    result.record(player.subject, "reported", round: round, Double(statistics.rebufferCount))
+                }
+                let trace = player.trace()
+                result.record(player.subject, "ttfa", round: round, trace.map { $0.firstSound * 1000 })
+                result.record(player.subject, "longest", round: round, trace.map { ($0.gaps.max() ?? 0) * 1000 })
+                result.record(player.subject, "over", round: round,
+                              trace.map { Double($0.gaps.filter { $0 * 1000 > silenceLimit }.count) })
+                result.record(player.subject, "heard", round: round, trace?.heard)
+                if let note = trace?.gapNote(round: round, subject: player.subject) { result.notes.append(note) }
+            }
+        }
+        return [result]
+    }
+}
