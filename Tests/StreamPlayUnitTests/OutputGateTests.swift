@@ -66,4 +66,29 @@ struct OutputGateTests {
         #expect(gate.queued(frames: 5) == [.progress(0.5)], "progress is reported afresh")
         #expect(gate.restart(at: Self.at(2)) == [])
     }
+
+    @Test("a first stall: the first since output started, or one long after the last refill; a seek starts afresh")
+    func firstStall() {
+        var gate = OutputGate()
+        gate.opened(prebufferFrames: 10)
+        _ = gate.queued(frames: 10)
+        _ = gate.starving(spareFrames: 0, at: Self.at(1))
+        #expect(gate.isFirstStall(settledAfter: 30), "the first since the start")
+        _ = gate.refilled(at: Self.at(1.2))
+        _ = gate.starving(spareFrames: 0, at: Self.at(2))
+        #expect(!gate.isFirstStall(settledAfter: 30), "0.8 s after the last refill")
+        _ = gate.refilled(at: Self.at(4))
+        _ = gate.starving(spareFrames: 0, at: Self.at(40))
+        #expect(gate.isFirstStall(settledAfter: 30), "36 s of playing since the last refill")
+        _ = gate.refilled(at: Self.at(40.2))
+        _ = gate.restart(at: Self.at(41))
+        _ = gate.queued(frames: 10)
+        _ = gate.starving(spareFrames: 0, at: Self.at(41.5))
+        #expect(gate.isFirstStall(settledAfter: 30), "output started over from a prebuffer")
+        _ = gate.refilled(at: Self.at(41.7))
+        gate.opened(prebufferFrames: 10)
+        _ = gate.queued(frames: 10)
+        _ = gate.starving(spareFrames: 0, at: Self.at(42))
+        #expect(gate.isFirstStall(settledAfter: 30), "a new stream in the sink (a format change)")
+    }
 }

@@ -352,9 +352,9 @@ public final class PulseAudioSink: AudioSink, @unchecked Sendable {
     /// Frames that returned writes queued and that are not heard yet: the stream's queue plus
     /// the device's own latency, interpolated between the server's timing updates, less what
     /// the server already took of a write still under way (see ``AudioSink/latencyFrames``).
-    /// Before the server's first timing update of a new stream, what was written to it: none of
-    /// it is known to be heard, and 0 would read as a queue run dry (a rebuffer at the start,
-    /// with the prebuffer still queued).
+    /// While the server's timing is not known (a new stream before its first timing update, or
+    /// just after a flush), what was written since: none of it is known to be heard, and 0
+    /// would read as a queue run dry (a rebuffer at the start, with the prebuffer still queued).
     public var latencyFrames: Int {
         pa_threaded_mainloop_lock(mainloop)
         defer { pa_threaded_mainloop_unlock(mainloop) }

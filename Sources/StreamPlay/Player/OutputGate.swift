@@ -30,9 +30,19 @@ struct OutputGate: Sendable {
     private(set) var isStarted = false
     /// When the sink was paused to refill, while it is.
     private(set) var rebufferingSince: ContinuousClock.Instant?
+    /// When the last rebuffer ended, since output last started from a prebuffer.
+    private(set) var lastRefilledAt: ContinuousClock.Instant?
     private var lastProgressStep = -1
 
     var isRebuffering: Bool { rebufferingSince != nil }
+
+    /// Whether the rebuffer under way is a first stall, in ``RefillPolicy``'s sense: the first
+    /// since output started from its prebuffer, or one that began more than `settledAfter`
+    /// seconds after the last refill ended (the link kept up in between).
+    func isFirstStall(settledAfter: Double) -> Bool {
+        guard let lastRefilledAt, let rebufferingSince else { return true }
+        return (rebufferingSince - lastRefilledAt).inSeconds > settledAfter
+    }
 
     /// Frames still to queue before output starts; `nil` once started.
     var framesBeforeStart: Int? {
@@ -44,6 +54,7 @@ struct OutputGate: Sendable {
         self.prebufferFrames = prebufferFrames
         isStarted = false
         framesBuffered = 0
+        lastRefilledAt = nil
     }
 
     /// `frames` were queued before output started; reports progress by quarters, and starts
@@ -78,6 +89,7 @@ struct OutputGate: Sendable {
     mutating func refilled(at now: ContinuousClock.Instant) -> [Action] {
         guard let since = rebufferingSince else { return [] }
         rebufferingSince = nil
+        lastRefilledAt = now
         return [.rebuffered(seconds: (now - since).inSeconds), .startSink]
     }
 
@@ -92,6 +104,7 @@ struct OutputGate: Sendable {
         isStarted = false
         framesBuffered = 0
         lastProgressStep = -1
+        lastRefilledAt = nil
         return actions
     }
 }

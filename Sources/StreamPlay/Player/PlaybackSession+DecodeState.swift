@@ -52,8 +52,5 @@ extension PlaybackSession {
         /// How fast the current transfer (this generation's) brings its bytes, which tells a
         /// rebuffer how much to refill. The time is the input's: ``PlayerConfiguration/clock``.
         var transferRate = TransferRateMeter()
-        /// Rebuffers begun during the current transfer: ``RefillPolicy`` refills its first one,
-        /// before the speed is known, only briefly.
-        var transferStalls = 0
     }
 }

@@ -175,7 +175,8 @@ extension PlaybackSession {
         let linkRate = state.transferRate.bytesPerSecond(at: configuration.clock.now.inSeconds)
         let policy = RefillPolicy(standardRefill: configuration.rebufferRefill, prebuffer: configuration.prebuffer)
         let refill = policy.refillSeconds(bytesPerSecond: Double(bytesPerSecond), linkBytesPerSecond: linkRate,
-                                          remainingBytes: remaining, firstStall: state.transferStalls <= 1)
+                                          remainingBytes: remaining,
+                                          firstStall: state.gate.isFirstStall(settledAfter: RefillPolicy.settledAfter))
         let target = min(Int(refill * Double(bytesPerSecond)), ring.capacity * 3 / 4)
         guard available >= target
                 || input.control.outcome(of: state.generation) != nil
@@ -211,7 +212,6 @@ extension PlaybackSession {
         state.generation += 1
         state.inputPosition = offset
         state.transferRate = TransferRateMeter()
-        state.transferStalls = 0
         state.skipTo = nil
         state.passedDiscontinuity = nil
     }

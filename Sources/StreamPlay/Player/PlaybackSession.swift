@@ -397,7 +397,6 @@ final class PlaybackSession: QueueSession, @unchecked Sendable {
             let spare = sink.latencyFrames - format.frames(forSeconds: OutputGate.underrunThreshold)
             let actions = state.gate.starving(spareFrames: spare, at: .now)
             if !actions.isEmpty {
-                state.transferStalls += 1
                 carryOut(actions)
                 logger.debug("rebuffering", metadata: ["location": "\(location)"])
                 return

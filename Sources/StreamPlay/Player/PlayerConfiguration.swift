@@ -26,13 +26,14 @@ public struct PlayerConfiguration: Sendable {
     /// count, and libpulse's own reply timeout (30 s) bounds each request. At least 0.1 s.
     public var soundServerConnectTimeout = 10.0
     /// After the input ran dry, seconds of audio (at the stream's bitrate) buffered again before
-    /// playback goes on, unless the link's speed says otherwise: well above the point where it
-    /// stopped, so that it does not stop and start again every moment. A transfer's first stall refills briefly: twice the ``prebuffer`` (at most this)
-    /// while the link's speed is unknown, since so early a stall shows only that the prebuffer
-    /// was short of the gap between the link's first bursts, and at most half a second on a
-    /// link measured clearly faster than the stream. A link measured slower than the stream,
-    /// with a known length, buffers what the rest of the track lacks (so it stalls once, not
-    /// many times), up to three quarters of the input buffer.
+    /// playback goes on: well above the point where it stopped, so that it does not stop and
+    /// start again every moment. Two kinds of stall refill otherwise. A first stall (the first
+    /// since output started or since a seek, or one long after the last refill) refills twice
+    /// the ``prebuffer``, at most this, unless the link is measured about as fast as the
+    /// stream: it says more about a late burst or a busy CPU than about the link. A link
+    /// measured slower than the stream, with a known length, buffers what the rest of the track
+    /// lacks (so it stalls once, not many times). Every refill is at most three quarters of
+    /// the input buffer.
     public var rebufferRefill = 2.0
     /// Seconds allowed for the TCP and TLS connection.
     public var connectTimeout = 10.0
