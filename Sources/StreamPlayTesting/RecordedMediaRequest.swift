@@ -13,6 +13,8 @@ public struct RecordedMediaRequest: Sendable, Equatable {
     public var url: String { request.url }
     /// The first byte asked for, or `nil` for no Range header.
     public var rangeStart: Int? { request.rangeStart }
+    /// The last byte asked for, or `nil` for no end to the range.
+    public var rangeEnd: Int? { request.rangeEnd }
 
     /// A record of `request`, answered with `answer` at `receivedAt`.
     public init(request: MediaRequest, answer: ScriptedMediaAnswer, receivedAt: ContinuousClock.Instant) {

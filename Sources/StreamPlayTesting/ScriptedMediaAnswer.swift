@@ -6,8 +6,9 @@ import StreamPlay
 /// Offsets are positions in the resource (not in one response's body), so that a test reads
 /// "cut at byte 5 000" and then expects a Range request from byte 5 000.
 public enum ScriptedMediaAnswer: Sendable, Equatable {
-    /// The resource as a good server sends it: 200 with the whole body, or 206 from the
-    /// requested byte (416 past the end). Requests without a script get this.
+    /// The resource as a good server sends it: 200 with the whole body, or 206 with the
+    /// requested range (from its first byte to its last, or to the resource's end; 416 past
+    /// the end). Requests without a script get this.
     case normal
     /// The body stops at byte `offset` of the resource and the connection breaks there
     /// (`CurlFailureKind.connectionBroken`). A request from `offset` or later breaks at once.

@@ -47,13 +47,15 @@ final class ScriptedMediaTransfer: MediaTransferControl {
                 self = .status(416, retryAfter: nil, headers: ["Content-Range": "bytes */\(claimedLength)"])
                 return
             }
-            var headers: HTTPHeaders = ["Content-Type": contentType, "Content-Length": String(claimedLength - first)]
+            // The byte after the last one sent: the range's end, or the resource's.
+            let stop = ranged ? min((request.rangeEnd ?? claimedLength - 1) + 1, claimedLength) : claimedLength
+            var headers: HTTPHeaders = ["Content-Type": contentType, "Content-Length": String(stop - first)]
             if honoursRange { headers.set("Accept-Ranges", "bytes") }
-            if ranged { headers.set("Content-Range", "bytes \(first)-\(claimedLength - 1)/\(claimedLength)") }
+            if ranged { headers.set("Content-Range", "bytes \(first)-\(stop - 1)/\(claimedLength)") }
             head = MediaResponseHead(status: ranged ? 206 : 200, headers: headers)
 
-            var end = min(bytes.count, claimedLength)
-            ending = bytes.count < claimedLength ? .breaks : .complete
+            var end = min(bytes.count, stop)
+            ending = bytes.count < stop ? .breaks : .complete
             switch answer {
             case .cut(let offset) where offset < end:
                 end = offset

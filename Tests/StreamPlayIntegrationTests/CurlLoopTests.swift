@@ -5,7 +5,7 @@ import Testing
 @testable import StreamPlay
 
 /// The one libcurl driver (`CurlLoop`) and the waited-for requests on it
-/// (`CurlBlockingRequest`), against nginx on loopback. Most use a loop of their own, so that
+/// (`BlockingMediaTransfer` over `CurlMediaTransport`), against nginx on loopback. Most use a loop of their own, so that
 /// its thread and transfers are the test's alone.
 @Suite("Curl loop", .needsTestServers, .timeLimit(.minutes(1)))
 struct CurlLoopTests {
@@ -49,11 +49,10 @@ struct CurlLoopTests {
         let response = try await CurlHTTPClient().send(request) { sent, _ in
             let thread = (try? String(contentsOfFile: "/proc/thread-self/comm", encoding: .utf8))?
                 .trimmingCharacters(in: .whitespacesAndNewlines) ?? "?"
-            var waited: CURLcode?
+            var waited: MediaTransferEnd?
             if calls.list.withEngineLock({ $0.isEmpty }) {
                 // On the loop's thread, this would wait for that very thread forever.
-                let easy = try? Self.easy("\(base)/random.bin")
-                waited = easy.map { CurlBlockingRequest($0).perform(shouldStop: { false }) { _, _ in true }.code }
+                waited = Self.waitFor("\(base)/random.bin").outcome.end
             }
             calls.list.withEngineLock { $0.append((thread, sent, waited)) }
         }
@@ -61,7 +60,7 @@ struct CurlLoopTests {
         let heard = calls.list.withEngineLock { $0 }
         #expect(!heard.isEmpty)
         #expect(heard.allSatisfy { $0.thread != "sp-curl-loop" }, "\(heard.map(\.thread))")
-        #expect(heard.first?.waited == CURLE_OK)
+        #expect(heard.first?.waited == .completed)
         #expect(heard.map(\.sent) == heard.map(\.sent).sorted())
     }
 
@@ -109,14 +108,14 @@ struct CurlLoopTests {
         let loop = CurlLoop()
         let url = "\(try TestEnvironment.http())/random.bin"
         for _ in 0..<3 {
-            let outcome = CurlBlockingRequest(try Self.easy(url), loop: loop).perform(shouldStop: { false }) { _, _ in true }
-            #expect(outcome.code == CURLE_OK)
+            let outcome = Self.waitFor(url, loop: loop).outcome
+            #expect(outcome.end == .completed && outcome.status == 200)
         }
         #expect(loop.threadState.running && loop.threadState.started == 1, "one thread for requests in a row")
         try await Task.sleep(for: .milliseconds(CurlLoop.idleTime + 300))
         #expect(!loop.threadState.running)
-        let again = CurlBlockingRequest(try Self.easy(url), loop: loop).perform(shouldStop: { false }) { _, _ in true }
-        #expect(again.code == CURLE_OK)
+        let again = Self.waitFor(url, loop: loop).outcome
+        #expect(again.end == .completed)
         #expect(loop.threadState.started == 2)
     }
 
@@ -147,16 +146,15 @@ struct CurlLoopTests {
     func pauseAndResume() throws {
         let name = "cbr-44k-stereo.mp3"
         let loop = CurlLoop()
-        let request = CurlBlockingRequest(try Self.easy("\(try TestEnvironment.http())/\(name)"), loop: loop)
         var received: [UInt8] = []
-        let outcome = request.perform(shouldStop: { false }) { bytes, status in
+        let (outcome, pauses) = Self.waitFor("\(try TestEnvironment.http())/\(name)", loop: loop, onBody: { bytes, status in
             // The loop fills the buffer past its limit while this waits, and pauses.
             if received.isEmpty { usleep(300_000) }
             received.append(contentsOf: bytes)
             return status == 200
-        }
-        #expect(outcome.code == CURLE_OK && outcome.interruption == nil)
-        #expect(request.pauses > 0, "the buffer never filled")
+        })
+        #expect(outcome.end == .completed && outcome.interruption == nil)
+        #expect(pauses > 0, "the buffer never filled")
         let file = try Data(contentsOf: URL(fileURLWithPath: "\(try TestEnvironment.media())/\(name)"))
         #expect(received.count == file.count && received == [UInt8](file))
     }
@@ -165,40 +163,45 @@ struct CurlLoopTests {
     func byteLimit() throws {
         let loop = CurlLoop()
         let limit = 1000
-        let request = CurlBlockingRequest(try Self.easy("\(try TestEnvironment.http())/cbr-44k-stereo.mp3"),
-                                          byteLimit: limit, loop: loop)
         var handed = 0
-        let outcome = request.perform(shouldStop: { false }) { bytes, _ in
-            // Takes everything: only the loop's limit can end this request early.
+        let (outcome, pauses) = Self.waitFor("\(try TestEnvironment.http())/cbr-44k-stereo.mp3", loop: loop,
+                                             limits: .init(byteLimit: limit), onBody: { bytes, _ in
+            // Takes everything: only the byte limit can end this request early.
             handed += bytes.count
             return true
-        }
-        #expect(outcome.code == CURLE_ABORTED_BY_CALLBACK && outcome.interruption == .refused)
+        })
+        #expect(outcome.end == .cancelled && outcome.interruption == .refused)
         #expect(handed <= limit, "\(handed) bytes reached the caller past a limit of \(limit)")
-        #expect(request.pauses == 0, "the body was buffered up to the pause limit before it was cut off")
+        #expect(pauses == 0, "the body was buffered up to the pause limit before it was cut off")
 
-        let within = CurlBlockingRequest(try Self.easy("\(try TestEnvironment.http())/random.bin"),
-                                         byteLimit: 65536, loop: loop)
-            .perform(shouldStop: { false }) { _, _ in true }
-        #expect(within.code == CURLE_OK && within.interruption == nil, "a body of exactly the limit is whole")
+        let within = Self.waitFor("\(try TestEnvironment.http())/random.bin", loop: loop,
+                                  limits: .init(byteLimit: 65536)).outcome
+        #expect(within.end == .completed && within.interruption == nil, "a body of exactly the limit is whole")
     }
 
     @Test("a refused body, a stop and a silent server each end a waited-for request as such")
     func interruptions() throws {
         let loop = CurlLoop()
-        let refused = CurlBlockingRequest(try Self.easy("\(try TestEnvironment.http())/cbr-44k-stereo.mp3"), loop: loop)
-            .perform(shouldStop: { false }) { _, _ in false }
-        #expect(refused.code == CURLE_ABORTED_BY_CALLBACK && refused.interruption == .refused)
+        let refused = Self.waitFor("\(try TestEnvironment.http())/cbr-44k-stereo.mp3", loop: loop, onBody: { _, _ in false }).outcome
+        #expect(refused.end == .cancelled && refused.interruption == .refused)
 
         let started = ContinuousClock.now
-        let stopped = CurlBlockingRequest(try Self.easy("\(try TestEnvironment.blackHole())/x"), loop: loop)
-            .perform(shouldStop: { ContinuousClock.now - started > .milliseconds(200) }) { _, _ in true }
-        #expect(stopped.code == CURLE_ABORTED_BY_CALLBACK && stopped.interruption == .stopped)
+        let stopped = Self.waitFor("\(try TestEnvironment.blackHole())/x", loop: loop,
+                                   shouldStop: { ContinuousClock.now - started > .milliseconds(200) }).outcome
+        #expect(stopped.end == .cancelled && stopped.interruption == .stopped)
 
-        let stalled = CurlBlockingRequest(try Self.easy("\(try TestEnvironment.blackHole())/x"), loop: loop)
-            .perform(stallTimeout: 0.3, shouldStop: { false }) { _, _ in true }
-        #expect(stalled.code == CURLE_ABORTED_BY_CALLBACK && stalled.interruption == .stalled)
+        let stalled = Self.waitFor("\(try TestEnvironment.blackHole())/x", loop: loop,
+                                   limits: .init(stallTimeout: 0.3)).outcome
+        #expect(stalled.end == .cancelled && stalled.interruption == .stalled)
+
+        let timedOut = Self.waitFor("\(try TestEnvironment.blackHole())/x", loop: loop, limits: .init(timeout: 0.3)).outcome
+        #expect(timedOut.end == .cancelled && timedOut.interruption == .timedOut)
         #expect(ContinuousClock.now - started < .seconds(3))
+
+        let missing = Self.waitFor("\(try TestEnvironment.http())/no-such-file", loop: loop).outcome
+        #expect(missing.recoveryFailure == .status(404), "\(missing)")
+        #expect(missing.error(url: "http://x/no-such-file", limits: .init(), connectTimeout: 5)
+                == .httpStatus(code: 404, url: "http://x/no-such-file"))
     }
 
     @Test("a transfer cancelled while paused ends as cancelled")
@@ -236,6 +239,18 @@ struct CurlLoopTests {
 
     // MARK: Helpers
 
+    /// Waits for a request for `url` on `loop`, as the engine's HLS input and playlist reader do.
+    static func waitFor(_ url: String, loop: CurlLoop = .shared, limits: BlockingMediaTransfer.Limits = .init(),
+                        shouldStop: () -> Bool = { false },
+                        onBody: (UnsafeRawBufferPointer, Int) -> Bool = { _, _ in true })
+        -> (outcome: BlockingMediaTransfer.Outcome, pauses: Int) {
+        var configuration = PlayerConfiguration(output: .null)
+        configuration.connectTimeout = 5
+        let transport = CurlMediaTransport(configuration: configuration, loop: loop)
+        return BlockingMediaTransfer.perform(MediaRequest(url: url), on: transport, clock: .monotonic, limits: limits,
+                                             shouldStop: shouldStop, onBody: onBody)
+    }
+
     static func easy(_ url: String) throws -> CurlEasy {
         try #require(CurlEasy(url: url, maxRedirects: 0, caCertificatesPath: nil, userAgent: "StreamPlay tests",
                               connectTimeout: 5, headers: []))
@@ -256,7 +271,7 @@ struct CurlLoopTests {
 /// What the upload progress closure heard: on which thread, how far, and what its request on
 /// the loop gave.
 private final class ProgressCalls: Sendable {
-    let list = Mutex<[(thread: String, sent: Int64, waited: CURLcode?)]>([])
+    let list = Mutex<[(thread: String, sent: Int64, waited: MediaTransferEnd?)]>([])
 }
 
 /// A Sendable box for a flag a closure reads.

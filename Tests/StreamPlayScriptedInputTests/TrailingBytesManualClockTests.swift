@@ -18,9 +18,12 @@ struct TrailingBytesManualClockTests {
 
         init(server: ScriptedMediaServer, clock: ManualClock) throws {
             let started = EngineThread.detached(name: "sp-trailing-test") { [self] in
+                var configuration = PlayerConfiguration(output: .null)
+                configuration.mediaTransport = server
+                configuration.clock = clock
                 let trailer = TrailingBytesReader.remote(
                     TrailingBytesManualClockTests.url, totalLength: TrailingBytesManualClockTests.bytes.count,
-                    count: 128, transport: server, headers: [:], clock: clock, shouldStop: { false })
+                    count: 128, configuration: configuration, shouldStop: { false })
                 outcome.withEngineLock { $0 = .some(trailer) }
             }
             try #require(started)
@@ -39,6 +42,7 @@ struct TrailingBytesManualClockTests {
         try #require(await eventually { read.returned })
         #expect(read.trailer == Array(Self.bytes.suffix(128)))
         #expect(server.requests.map(\.rangeStart) == [Self.bytes.count - 128])
+        #expect(server.requests.map(\.rangeEnd) == [Self.bytes.count - 1])
     }
 
     @Test("a Range request that stalls gives nil only once the clock passes the timeout")
@@ -49,8 +53,8 @@ struct TrailingBytesManualClockTests {
         server.serve(Self.bytes, at: Self.url)
         server.script(Self.url, .stall(atByte: 0))
         let read = try TrailingRead(server: server, clock: clock)
-        // The reader takes its deadline before starting the transfer; it looks at the clock
-        // about every 50 ms of real time.
+        // The reader takes its deadline before starting the transfer, and sleeps on the clock
+        // until it (or until news of the transfer).
         try #require(await eventually { server.stalledTransfers == 1 })
         clock.advance(by: .seconds(TrailingBytesReader.timeout) - .milliseconds(1))
         try await Task.sleep(for: .milliseconds(200))

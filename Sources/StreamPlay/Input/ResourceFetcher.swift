@@ -1,42 +1,34 @@
-import CCurl
-import CStreamPlayShim
 import FoundationEssentials
 
-/// Fetches a small text resource (a playlist, a key) with the engine's network settings, for a
-/// caller on an engine thread (never the task pool), which waits while the ``CurlLoop`` runs
-/// the request.
+/// Fetches a small text resource (a playlist, a key, an init segment) with the engine's network
+/// settings and request headers, for a caller on an engine thread (never the task pool), which
+/// waits while the request runs on the configuration's transport (``BlockingMediaTransfer``).
 enum ResourceFetcher {
     /// The most a playlist may weigh: anything larger is not a playlist.
     static let limit = 1 << 20
 
-    /// - Parameter shouldStop: polled during the transfer (about every 50 ms); `true` aborts
-    ///   it, so that a stop is never held up by a slow server.
-    static func fetch(_ url: String, configuration: PlayerConfiguration,
+    /// - Parameters:
+    ///   - wakeUp: what the calling thread sleeps on; whoever makes `shouldStop` true signals it.
+    ///   - shouldStop: looked at on every wake-up; `true` aborts the request, so that a stop is
+    ///     never held up by a slow server.
+    static func fetch(_ url: String, configuration: PlayerConfiguration, wakeUp: WakeUpSignal,
                       shouldStop: () -> Bool) throws(PlayerError) -> Data {
-        // The same headers as the stream's: a playlist or key behind authorization needs them.
-        guard let easy = CurlEasy(url: url, configuration: configuration) else {
-            throw .transferFailed(url: RedactedURL.describe(url), reason: "curl_easy_init failed")
-        }
-        sp_curl_setopt_long(easy.handle, CURLOPT_TIMEOUT_MS,
-                            Int((configuration.connectTimeout + configuration.stallTimeout) * 1000))
+        let limits = BlockingMediaTransfer.Limits(timeout: configuration.connectTimeout + configuration.stallTimeout,
+                                                  byteLimit: limit)
         var data = Data()
-        var overflow = false
-        let outcome = CurlBlockingRequest(easy, byteLimit: limit).perform(shouldStop: shouldStop) { bytes, _ in
-            guard data.count + bytes.count <= limit else {
-                overflow = true
-                return false
-            }
+        let (outcome, _) = BlockingMediaTransfer.perform(
+            configuration.mediaRequest(url), on: configuration.transport, clock: configuration.clock, wakeUp: wakeUp,
+            limits: limits, shouldStop: shouldStop
+        ) { bytes, _ in
             data.append(contentsOf: bytes)
             return true
         }
-        // Over the limit: refused here, or cut off by the loop at the chunk that crossed it.
-        if overflow || outcome.interruption == .refused {
+        // Over the limit: cut off at the chunk that crossed it.
+        if outcome.interruption == .refused {
             throw .notAudio(url: RedactedURL.describe(url), reason: "playlist larger than \(limit) bytes")
         }
-        guard outcome.code == CURLE_OK else {
-            // The request is over: the handle is this thread's again.
-            throw CurlRequest.error(for: outcome.code, handle: easy.handle, url: url, received: data.count,
-                                    configuration: configuration)
+        if let error = outcome.error(url: url, limits: limits, connectTimeout: configuration.connectTimeout) {
+            throw error
         }
         return data
     }

@@ -1,5 +1,3 @@
-import CCurl
-import CStreamPlayShim
 import FoundationEssentials
 #if canImport(Glibc)
 import Glibc
@@ -9,8 +7,7 @@ import Glibc
 /// input that plays it, as mpv and ffmpeg do: a file by `pread`, a URL by one small Range request.
 ///
 /// Each read is one blocking call on the caller's thread (a URL's runs on a thread of its own,
-/// beside the playback, and waits for its request on the ``CurlLoop``); its easy handle lives
-/// and dies in that call.
+/// beside the playback, and waits for its request: ``BlockingMediaTransfer``).
 /// It never reads more than asked: a server that answers a Range request with the whole body
 /// (200) is cut off at its first bytes and means "no trailing bytes", as does any failure.
 enum TrailingBytesReader {
@@ -32,30 +29,34 @@ enum TrailingBytesReader {
         return read == wanted ? bytes : nil
     }
 
-    /// The last `count` bytes of the resource at `url`, `totalLength` bytes long, by a Range
-    /// request on the ``CurlLoop``; `nil` when the server does not answer with exactly that range.
+    /// The last `count` bytes of the resource at `url`, `totalLength` bytes long, by one Range
+    /// request on the configuration's transport; `nil` when the answer is not exactly that range.
+    /// Blocks the calling thread for at most ``timeout`` seconds of the configuration's clock
+    /// (the connect timeout, if shorter).
     /// - Parameters:
     ///   - url: the resource.
     ///   - totalLength: its size, as its response said.
     ///   - count: how many bytes at its end.
-    ///   - configuration: the engine's network settings and request headers.
-    ///   - shouldStop: polled during the transfer; `true` aborts it.
+    ///   - configuration: the engine's transport, clock, network settings and request headers.
+    ///   - wakeUp: what the calling thread sleeps on; whoever makes `shouldStop` true signals it.
+    ///   - shouldStop: looked at on every wake-up; `true` aborts the request.
     static func remote(_ url: String, totalLength: Int, count: Int, configuration: PlayerConfiguration,
-                       shouldStop: () -> Bool) -> [UInt8]? {
+                       wakeUp: WakeUpSignal = WakeUpSignal(), shouldStop: () -> Bool) -> [UInt8]? {
         let wanted = min(count, totalLength)
-        guard wanted > 0, let easy = CurlEasy(url: url, configuration: configuration) else { return nil }
-        easy.requestRange(from: totalLength - wanted, through: totalLength - 1)
-        sp_curl_setopt_long(easy.handle, CURLOPT_TIMEOUT_MS, Int(min(configuration.connectTimeout, timeout) * 1000))
+        guard wanted > 0 else { return nil }
         var data: [UInt8] = []
-        let outcome = CurlBlockingRequest(easy, byteLimit: wanted).perform(shouldStop: shouldStop) { bytes, _ in
-            // More than the range asked for: the server ignored it (the byte limit cuts the
-            // transfer off on the loop thread; this check keeps the tag exact regardless).
-            guard data.count + bytes.count <= wanted else { return false }
+        // More than the range asked for (a server that ignored it) is cut off at the chunk that
+        // crosses the byte limit, and means "no trailing bytes".
+        let limits = BlockingMediaTransfer.Limits(timeout: min(configuration.connectTimeout, timeout), byteLimit: wanted)
+        let (outcome, _) = BlockingMediaTransfer.perform(
+            configuration.mediaRequest(url, range: (totalLength - wanted)...(totalLength - 1)),
+            on: configuration.transport, clock: configuration.clock, wakeUp: wakeUp, limits: limits,
+            shouldStop: shouldStop
+        ) { bytes, _ in
             data.append(contentsOf: bytes)
             return true
         }
-        // The request is over: the handle is this thread's again.
-        guard outcome.code == CURLE_OK, easy.responseCode == 206, data.count == wanted else { return nil }
+        guard outcome.end == .completed, outcome.status == 206, data.count == wanted else { return nil }
         return data
     }
 }

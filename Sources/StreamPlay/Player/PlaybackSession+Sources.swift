@@ -87,7 +87,7 @@ extension PlaybackSession {
     }
 
     func fetchText(_ url: String) throws(PlayerError) -> Data {
-        try ResourceFetcher.fetch(url, configuration: configuration) { [self] in
+        try ResourceFetcher.fetch(url, configuration: configuration, wakeUp: WakeUpSignal(wake)) { [self] in
             commands.withEngineLock { $0.stopRequested }
         }
     }

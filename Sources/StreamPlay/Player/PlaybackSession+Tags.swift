@@ -34,14 +34,9 @@ extension PlaybackSession {
             // follows the end.
             state.trailingTagReader = EngineThread(name: "sp-id3v1") { [self] in
                 let stopped = { self.commands.withEngineLock { $0.stopRequested } }
-                let trailer = if let transport = configuration.mediaTransport {
-                    TrailingBytesReader.remote(url, totalLength: total, count: ID3v1TagReader.trailerSize,
-                                               transport: transport, headers: configuration.requestHeaders,
-                                               clock: configuration.clock, shouldStop: stopped)
-                } else {
-                    TrailingBytesReader.remote(url, totalLength: total, count: ID3v1TagReader.trailerSize,
-                                               configuration: configuration, shouldStop: stopped)
-                }
+                let trailer = TrailingBytesReader.remote(url, totalLength: total, count: ID3v1TagReader.trailerSize,
+                                                         configuration: configuration, wakeUp: tagReaderWakeUp,
+                                                         shouldStop: stopped)
                 guard !stopped() else { return }
                 reportNames(front.filling(from: trailer.flatMap(ID3v1TagReader.read)))
             }

@@ -54,6 +54,8 @@ final class PlaybackSession: QueueSession, @unchecked Sendable {
     let notifyPlayer: @Sendable (Report) -> Void
     let startTime: Double
     let wake = ThreadSignal()
+    /// What the thread reading an ID3v1 tag's Range request sleeps on: a stop signals it.
+    let tagReaderWakeUp = WakeUpSignal()
     let commands = Mutex(Commands())
     /// Bumped after every change to `commands`, so that the decoder thread takes the lock only
     /// when there is something new (not once per buffer).
@@ -159,6 +161,7 @@ final class PlaybackSession: QueueSession, @unchecked Sendable {
         commandVersion.add(1, ordering: .releasing)
         if claimed && !handedOff.load(ordering: .acquiring) { sink.interrupt() }
         wake.signal()
+        tagReaderWakeUp.signal()
         thread.withEngineLock { $0 }?.join()
     }
 

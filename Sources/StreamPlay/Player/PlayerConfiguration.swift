@@ -60,18 +60,19 @@ public struct PlayerConfiguration: Sendable {
     /// Which ReplayGain to apply, with what preamp, and whether the peak limits it. Off by
     /// default; see ``ReplayGainSettings`` for each field's default.
     public var replayGain = ReplayGainSettings()
-    /// Where a progressive HTTP input's transfers run: `nil` (the default) for the network,
-    /// through libcurl; a ``MediaTransport`` of the caller's own (StreamPlayTesting's
-    /// `ScriptedMediaServer`) to serve them from elsewhere, with the input's recovery unchanged.
+    /// Where the player's requests for media run (audio, radio and HLS playlists, keys,
+    /// segments, a tag's bytes): `nil` (the default) for the network, through libcurl; a
+    /// ``MediaTransport`` of the caller's own (StreamPlayTesting's `ScriptedMediaServer`) to
+    /// serve them from elsewhere, with the engine's recovery unchanged.
     public var mediaTransport: (any MediaTransport)?
     /// The time the inputs decide by: a progressive HTTP input's ``stallTimeout``, its
     /// reconnect backoff and a server's Retry-After; an HLS input's live playlist reloads, its
     /// timeout for a live playlist that stopped growing and its backoff before resuming a
     /// segment; the wait for a URL refresher (``urlRefreshTimeout``) and for an MP3's ID3v1
-    /// tag on a ``mediaTransport``; and the transfer rate a rebuffer's refill is sized by. The
-    /// real monotonic clock by default; a test gives StreamPlayTesting's `ManualClock` to play
-    /// out long waits without waiting. The output's pacing, an HLS segment's stall timeout and
-    /// libcurl's own timeouts keep the real clock.
+    /// tag; an HLS segment's stall timeout, and the time limit of a playlist's or key's request;
+    /// and the transfer rate a rebuffer's refill is sized by. The real monotonic clock by
+    /// default; a test gives StreamPlayTesting's `ManualClock` to play out long waits without
+    /// waiting. The output's pacing and libcurl's own connect timeout keep the real clock.
     public var clock: any PlaybackClock = MonotonicPlaybackClock()
     /// Where the engine logs; never with tokens or query strings.
     public var logger = Logger(label: "streamplay")

@@ -21,7 +21,7 @@ struct CurlMediaTransport: MediaTransport {
             receiver.receiveEnd(.failed(MediaTransferFailure(kind: .other, reason: "curl_easy_init failed")))
             return CurlMediaTransfer.Control(loop: nil, id: 0)
         }
-        if let start = request.rangeStart { easy.requestRange(from: start) }
+        if let start = request.rangeStart { easy.requestRange(from: start, through: request.rangeEnd) }
         let transfer = CurlMediaTransfer(easy: easy, receiver: receiver)
         return CurlMediaTransfer.Control(loop: loop, id: loop.add(easy, handler: transfer))
     }

@@ -1,5 +1,3 @@
-import CCurl
-import CStreamPlayShim
 import FoundationEssentials
 #if canImport(Glibc)
 import Glibc
@@ -62,7 +60,6 @@ final class HLSInputSource: InputSource, @unchecked Sendable {
     init(playlistURL: String, playlist: HLSMediaPlaylist, ring: ByteRing, control: InputControl,
          configuration: PlayerConfiguration, urlRefresher: URLRefresher? = nil,
          onReconnect: @escaping @Sendable () -> Void = {}) {
-        _ = CurlRequest.globalInit
         self.playlistURL = playlistURL
         self.urlRefresher = urlRefresher.map { BlockingURLRefresher(refresh: $0, clock: configuration.clock) }
         self.initialPlaylist = playlist
@@ -215,7 +212,7 @@ final class HLSInputSource: InputSource, @unchecked Sendable {
     }
 
     private func reload() throws(PlayerError) {
-        let data = try ResourceFetcher.fetch(playlistURL, configuration: configuration) { [self] in
+        let data = try ResourceFetcher.fetch(playlistURL, configuration: configuration, wakeUp: wakeUp) { [self] in
             control.hasCommands(since: seenCommands)
         }
         guard case .media(let fresh) = try HLSPlaylistParser.parse(String(decoding: data, as: UTF8.self),
@@ -255,7 +252,8 @@ final class HLSInputSource: InputSource, @unchecked Sendable {
             // and again wherever the demuxer starts afresh.
             let initialization: Data
             do throws(PlayerError) {
-                initialization = try ResourceFetcher.fetch(map, configuration: configuration) { [control, seenCommands] in
+                initialization = try ResourceFetcher.fetch(map, configuration: configuration, wakeUp: wakeUp) {
+                    [control, seenCommands] in
                     control.hasCommands(since: seenCommands)
                 }
             } catch {
@@ -310,20 +308,21 @@ final class HLSInputSource: InputSource, @unchecked Sendable {
 
         var url = segment.url
         while true {
-            guard let request = SegmentRequest(
-                url: url, start: base + received, end: end, configuration: configuration,
+            let request = SegmentRequest(
+                url: url, start: base + received, end: end, configuration: configuration, wakeUp: wakeUp,
                 onBody: { take($0) }, shouldAbort: { [control, seenCommands] in control.hasCommands(since: seenCommands) })
-            else { return .failed(.transferFailed(url: redacted, reason: "curl_easy_init failed")) }
-            let code = request.perform()
+            let ending = request.perform()
             received += request.delivered
             if let failure { return .failed(failure) }
-            if request.interruption == .command || control.hasCommands(since: seenCommands) { return .interrupted }
-            if code == CURLE_OK { return complete() }
-            let error = request.error(for: code, url: url, configuration: configuration)
-            let failure = request.interruption == .stalled
-                ? TransferEnd.Failure.stalled : TransferEnd.Failure(curlCode: code, status: request.statusCode)
+            if control.hasCommands(since: seenCommands) { return .interrupted }
+            let cause: TransferEnd.Failure, error: PlayerError
+            switch ending {
+            case .complete: return complete()
+            case .command: return .interrupted
+            case .failed(let failure, let failureError): (cause, error) = (failure, failureError)
+            }
             // Offsets within the segment: a 416 ends it only when resuming inside it.
-            let transferEnd = TransferEnd(failure: failure, error: error, offset: received - request.delivered,
+            let transferEnd = TransferEnd(failure: cause, error: error, offset: received - request.delivered,
                                           delivered: request.delivered, retryAfter: nil, inputEstablished: true)
             switch planner.plan(after: transferEnd) {
             case .finished:
@@ -408,7 +407,7 @@ final class HLSInputSource: InputSource, @unchecked Sendable {
     /// The AES-128 key at `url`, fetched once per play. Never logged.
     private func fetchKey(_ url: String) throws(PlayerError) -> [UInt8] {
         if let key = keys[url] { return key }
-        let data = try ResourceFetcher.fetch(url, configuration: configuration) { [self] in
+        let data = try ResourceFetcher.fetch(url, configuration: configuration, wakeUp: wakeUp) { [self] in
             control.hasCommands(since: seenCommands)
         }
         guard data.count == 16 else {

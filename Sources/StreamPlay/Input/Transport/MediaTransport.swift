@@ -1,14 +1,17 @@
-/// Where the transfers of a progressive HTTP input run: the engine's libcurl loop, or a
-/// stand-in that answers from a script (StreamPlayTesting's `ScriptedMediaServer`).
+/// Where the engine's requests for media run: the engine's libcurl loop, or a stand-in that
+/// answers from a script (StreamPlayTesting's `ScriptedMediaServer`).
 ///
 /// A transport carries bytes and nothing else. What to ask for and what to do about an answer
-/// stays in the input: Range requests and restarts, the stall timeout, reconnects with their
-/// backoff and Retry-After, renewing an expired URL, lengths that do not add up. A stand-in
-/// transport therefore exercises the input's real recovery, with only the network replaced.
+/// stays in the engine: Range requests and restarts, the stall timeout, reconnects with their
+/// backoff and Retry-After, renewing an expired URL, lengths that do not add up, live playlist
+/// reloads. A stand-in transport therefore exercises the engine's real recovery, with only the
+/// network replaced.
 ///
 /// Give one with ``PlayerConfiguration/mediaTransport``; by default (`nil`) every transfer runs
-/// on libcurl. It carries the progressive inputs (one audio file or stream per URL) only:
-/// playlists, HLS and the API clients go to the network as before.
+/// on libcurl. It carries every request a ``Player`` makes: a progressive input's audio, a radio
+/// playlist (.m3u, .pls), an HLS stream's playlists, keys, init segments and segments, and the
+/// Range request for an MP3's ID3v1 tag. The service clients' API calls go through their own
+/// ``HTTPTransport``.
 public protocol MediaTransport: Sendable {
     /// Starts `request`, reporting to `receiver`, and returns at once.
     ///
