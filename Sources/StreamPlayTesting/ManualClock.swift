@@ -5,8 +5,8 @@ import Synchronization
 /// without waiting: give it with `PlayerConfiguration.clock`.
 ///
 /// The engine's input then measures its stall timeout, its reconnect backoff, a server's
-/// Retry-After, an HLS playlist's reloads and the wait for a URL refresher on this clock. Its
-/// thread sleeps on the clock until a deadline; ``advance(by:)`` wakes every thread whose
+/// Retry-After, an HLS playlist's reloads, the time limit of a playlist's, key's or tag's
+/// request and the wait for a URL refresher on this clock. Its thread sleeps on the clock until a deadline; ``advance(by:)`` wakes every thread whose
 /// deadline has come, and the thread carries out what was due. With a
 /// ``ScriptedMediaServer`` in place of the network, "503 with Retry-After: 5" is a few lines
 /// and no seconds:
@@ -22,10 +22,11 @@ import Synchronization
 ///
 /// Only time stands still: the engine's threads run at their own pace, so a test waits for
 /// them to reach a point (``waitForSleeper(timeout:where:)``, or the server's requests) before
-/// it advances the clock or asserts that nothing happened. The input looks at its transfer
-/// every 250 ms of this clock and notices the last byte that came, or a stall, only then: let
-/// it look once after the last byte (advance 250 ms, wait for it to sleep again) before the
-/// jump past the stall timeout.
+/// it advances the clock or asserts that nothing happened. A progressive input looks at its
+/// transfer every 250 ms of this clock and notices the last byte that came, or a stall, only
+/// then: let it look once after the last byte (advance 250 ms, wait for it to sleep again)
+/// before the jump past the stall timeout. An HLS segment's request counts its stall from the
+/// last byte's arrival, and sleeps until that deadline exactly.
 public final class ManualClock: PlaybackClock {
     /// A thread asleep on the clock.
     private struct Sleeper {

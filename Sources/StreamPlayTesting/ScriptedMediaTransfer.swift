@@ -43,7 +43,7 @@ final class ScriptedMediaTransfer: MediaTransferControl {
             let honoursRange = acceptsRanges && answer != .ignoringRange
             let ranged = honoursRange && request.rangeStart != nil
             let first = ranged ? max(0, request.rangeStart ?? 0) : 0
-            if ranged && first >= claimedLength {
+            if ranged && (first >= claimedLength || (request.rangeEnd ?? first) < first) {
                 self = .status(416, retryAfter: nil, headers: ["Content-Range": "bytes */\(claimedLength)"])
                 return
             }

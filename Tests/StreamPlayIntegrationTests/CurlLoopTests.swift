@@ -185,10 +185,19 @@ struct CurlLoopTests {
         let refused = Self.waitFor("\(try TestEnvironment.http())/cbr-44k-stereo.mp3", loop: loop, onBody: { _, _ in false }).outcome
         #expect(refused.end == .cancelled && refused.interruption == .refused)
 
+        // A stop is noticed when its wake-up is signalled, not at the next look.
         let started = ContinuousClock.now
-        let stopped = Self.waitFor("\(try TestEnvironment.blackHole())/x", loop: loop,
-                                   shouldStop: { ContinuousClock.now - started > .milliseconds(200) }).outcome
+        let stop = Atomic<Bool>(false)
+        let wakeUp = WakeUpSignal()
+        Task {
+            try await Task.sleep(for: .milliseconds(200))
+            stop.store(true, ordering: .releasing)
+            wakeUp.signal()
+        }
+        let stopped = Self.waitFor("\(try TestEnvironment.blackHole())/x", loop: loop, wakeUp: wakeUp,
+                                   shouldStop: { stop.load(ordering: .acquiring) }).outcome
         #expect(stopped.end == .cancelled && stopped.interruption == .stopped)
+        #expect(ContinuousClock.now - started < .milliseconds(900), "the stop waited for the next look")
 
         let stalled = Self.waitFor("\(try TestEnvironment.blackHole())/x", loop: loop,
                                    limits: .init(stallTimeout: 0.3)).outcome
@@ -241,14 +250,14 @@ struct CurlLoopTests {
 
     /// Waits for a request for `url` on `loop`, as the engine's HLS input and playlist reader do.
     static func waitFor(_ url: String, loop: CurlLoop = .shared, limits: BlockingMediaTransfer.Limits = .init(),
-                        shouldStop: () -> Bool = { false },
+                        wakeUp: WakeUpSignal = WakeUpSignal(), shouldStop: () -> Bool = { false },
                         onBody: (UnsafeRawBufferPointer, Int) -> Bool = { _, _ in true })
         -> (outcome: BlockingMediaTransfer.Outcome, pauses: Int) {
         var configuration = PlayerConfiguration(output: .null)
         configuration.connectTimeout = 5
         let transport = CurlMediaTransport(configuration: configuration, loop: loop)
-        return BlockingMediaTransfer.perform(MediaRequest(url: url), on: transport, clock: .monotonic, limits: limits,
-                                             shouldStop: shouldStop, onBody: onBody)
+        return BlockingMediaTransfer.perform(MediaRequest(url: url), on: transport, clock: .monotonic, wakeUp: wakeUp,
+                                             limits: limits, shouldStop: shouldStop, onBody: onBody)
     }
 
     static func easy(_ url: String) throws -> CurlEasy {

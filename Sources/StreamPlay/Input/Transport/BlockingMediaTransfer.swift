@@ -72,7 +72,8 @@ final class BlockingMediaTransfer: MediaTransferReceiver, @unchecked Sendable {
         /// Set when the body went over the byte limit: the caller cancels.
         var overLimit = false
         /// When body bytes last came, on the caller's clock: the stall timeout counts from
-        /// their arrival, not from when the caller got round to them.
+        /// their arrival, not from when the caller got round to them (unless it was busy
+        /// with earlier bytes while the clock moved).
         var lastArrival: Duration?
     }
 
@@ -117,6 +118,10 @@ final class BlockingMediaTransfer: MediaTransferReceiver, @unchecked Sendable {
                       shouldStop: () -> Bool, onBody: (UnsafeRawBufferPointer, Int) -> Bool) -> Outcome {
         var interruption: Interruption?
         var received = 0
+        // When the caller last came back from a busy spell in `onBody` during which the clock
+        // moved (an HLS input waits there for room in its ring, as long as the listener
+        // pauses): the stall timeout counts only time spent waiting for bytes.
+        var busyUntil = started
         func interrupt(_ cause: Interruption) {
             interruption = cause
             control.cancel()
@@ -130,7 +135,9 @@ final class BlockingMediaTransfer: MediaTransferReceiver, @unchecked Sendable {
                 }
                 return (state.status, state.chunks, state.paused, state.end, state.overLimit, state.lastArrival)
             }
-            if interruption == nil && !chunks.isEmpty {
+            let tookChunks = interruption == nil && !chunks.isEmpty
+            if tookChunks {
+                let before = clock.now
                 for chunk in chunks {
                     guard chunk.withUnsafeBytes({ onBody($0, status) }) else {
                         interrupt(.refused)
@@ -138,6 +145,8 @@ final class BlockingMediaTransfer: MediaTransferReceiver, @unchecked Sendable {
                     }
                     received += chunk.count
                 }
+                let after = clock.now
+                if after > before { busyUntil = after }
             }
             if interruption == nil && overLimit { interrupt(.refused) }
             if let end {
@@ -149,7 +158,7 @@ final class BlockingMediaTransfer: MediaTransferReceiver, @unchecked Sendable {
             }
             // The instants at which the request gives up, on `clock`: a look at them is due
             // then, whatever else wakes this thread.
-            let stallDeadline = limits.stallTimeout.map { max(started, lastArrival ?? started) + Self.duration($0) }
+            let stallDeadline = limits.stallTimeout.map { max(busyUntil, lastArrival ?? started) + Self.duration($0) }
             let timeLimit = limits.timeout.map { started + Self.duration($0) }
             let now = clock.now
             if interruption == nil {
@@ -163,6 +172,9 @@ final class BlockingMediaTransfer: MediaTransferReceiver, @unchecked Sendable {
                     control.resume()
                 }
             }
+            // `onBody` may have slept on the caller's wake-up and used up the signals of the
+            // news that came meanwhile: look again before sleeping.
+            if tookChunks && interruption == nil { continue }
             // News of the transfer and commands signal `wakeUp`; otherwise the thread sleeps
             // until the next instant at which it gives up, met to the instant (a manual
             // clock's too), or for a second when it has none.
