@@ -104,10 +104,11 @@
 # With --http-only only nginx over plain HTTP and the fault server are started (for the demo):
 # env.sh then has STREAMPLAY_TEST_HTTP, STREAMPLAY_TEST_ACCESS_LOG, STREAMPLAY_TEST_MEDIA,
 # STREAMPLAY_TEST_FAULTS and STREAMPLAY_TEST_FAULTS_LOG.
-# With --bench (for scripts/bench.sh) nginx over plain HTTP, PulseAudio and the fault server are
-# started (no HTTPS, Icecast or black hole): env.sh then has STREAMPLAY_TEST_HTTP,
-# STREAMPLAY_TEST_ACCESS_LOG, STREAMPLAY_TEST_MEDIA, STREAMPLAY_TEST_FAULTS,
-# STREAMPLAY_TEST_FAULTS_LOG, PULSE_SERVER, PULSE_COOKIE and STREAMPLAY_TEST_PULSE_SINK. The
+# With --bench (for scripts/bench.sh) nginx over plain HTTP, PulseAudio, PipeWire (on a bus of
+# its own) and the fault server are started (no HTTPS, Icecast or black hole): env.sh then has
+# STREAMPLAY_TEST_HTTP, STREAMPLAY_TEST_ACCESS_LOG, STREAMPLAY_TEST_MEDIA, STREAMPLAY_TEST_FAULTS,
+# STREAMPLAY_TEST_FAULTS_LOG, PULSE_SERVER, PULSE_COOKIE, STREAMPLAY_TEST_PULSE_SINK and
+# STREAMPLAY_TEST_PIPEWIRE_SERVER (not DBUS_SESSION_BUS_ADDRESS). The
 # media directory then need not hold the test media (any MEDIA_DIR will do), and the fault
 # server lives 24 hours rather than two.
 # With --owner-pid PID a watchdog stops everything once PID has gone (a killed test run leaves
@@ -976,7 +977,7 @@ do_start() { # DIR [--http-only | --bench] [--owner-pid PID]
       command -v "$tool" >/dev/null || { log "$tool not found (run scripts/install-deps.sh)"; exit 1; }
     done
   elif [[ $mode == bench ]]; then
-    for tool in pulseaudio pactl; do
+    for tool in pulseaudio pactl dbus-daemon pipewire wireplumber pipewire-pulse; do
       command -v "$tool" >/dev/null || { log "$tool not found (run scripts/install-deps.sh)"; exit 1; }
     done
   fi
@@ -1017,6 +1018,10 @@ do_start() { # DIR [--http-only | --bench] [--owner-pid PID]
     write_nginx_conf "$dir" "$media" "$http_port" ""
     start_nginx "$dir" "$http_port"
     start_pulse "$dir"
+    # The position scenario's PipeWire run (its bus is PipeWire's alone: the players measured
+    # are not given it, so the command publishes no MPRIS service).
+    start_dbus "$dir"
+    start_pipewire "$dir"
   else
     make_cert "$dir"
     write_nginx_conf "$dir" "$media" "$http_port" "$https_port"
@@ -1082,6 +1087,8 @@ do_start() { # DIR [--http-only | --bench] [--owner-pid PID]
       printf 'export STREAMPLAY_TEST_PIPEWIRE_SERVER=%q\n' "unix:$dir/pipewire/run/pulse/native"
       printf 'export STREAMPLAY_TEST_PIPEWIRE_SINK=%q\n' "$SINK"
       printf 'export STREAMPLAY_TEST_SERVERS_DIR=%q\n' "$dir"
+    elif [[ $mode == bench ]]; then
+      printf 'export STREAMPLAY_TEST_PIPEWIRE_SERVER=%q\n' "unix:$dir/pipewire/run/pulse/native"
     fi
   } >"$dir/env.sh.tmp"
   mv -f "$dir/env.sh.tmp" "$dir/env.sh"

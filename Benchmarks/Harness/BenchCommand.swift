@@ -73,7 +73,8 @@ struct RunCommand: ParsableCommand {
         let context = try BenchContext(
             mediaDirectory: media, httpBase: try required("STREAMPLAY_TEST_HTTP"),
             faultsBase: try required("STREAMPLAY_TEST_FAULTS"), accessLog: try required("STREAMPLAY_TEST_ACCESS_LOG"),
-            streamplay: streamplay, rounds: roundCount, smoke: smoke, only: try chosenPlayers())
+            streamplay: streamplay, rounds: roundCount, smoke: smoke, only: try chosenPlayers(),
+            pipewireServer: environment["STREAMPLAY_TEST_PIPEWIRE_SERVER"].flatMap { $0.isEmpty ? nil : $0 })
         defer { context.releaseSinks() }
         let chosen = scenarios.map { Set($0.split(separator: ",").map(String.init)) }
         if let chosen {

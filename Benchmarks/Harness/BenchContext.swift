@@ -18,12 +18,16 @@ final class BenchContext {
     let hasFFmpegDecode: Bool
     /// Whether pa-position-probe is here (and chosen): the position scenario's method floor.
     let hasPositionProbe: Bool
+    /// PipeWire's PulseAudio server (pipewire-pulse), when scripts/bench.sh started one.
+    let pipewireServer: String?
+    private var pipewireSinkLoaded: BenchSink?
     private(set) var sinks: [BenchSink] = []
     private var trialCounter = 0
     private let runID = String(UInt32.random(in: 0...UInt32.max), radix: 16)
 
     init(mediaDirectory: String, httpBase: String, faultsBase: String, accessLog: String, streamplay: String,
-         rounds: Int, smoke: Bool, only: [Subject]?) throws {
+         rounds: Int, smoke: Bool, only: [Subject]?, pipewireServer: String? = nil) throws {
+        self.pipewireServer = pipewireServer
         self.mediaDirectory = mediaDirectory
         self.manifest = try MediaManifest(directory: mediaDirectory)
         self.httpBase = httpBase
@@ -48,9 +52,20 @@ final class BenchContext {
         return Array(sinks.prefix(count))
     }
 
+    /// A sink on PipeWire's server, loaded on first use; nil without one.
+    func pipewireSink() throws -> BenchSink? {
+        guard let pipewireServer else { return nil }
+        if let pipewireSinkLoaded { return pipewireSinkLoaded }
+        let sink = try BenchSink(name: "streamplay_bench_pipewire", server: pipewireServer)
+        pipewireSinkLoaded = sink
+        return sink
+    }
+
     func releaseSinks() {
         sinks.forEach { $0.close() }
         sinks.removeAll()
+        pipewireSinkLoaded?.close()
+        pipewireSinkLoaded = nil
     }
 
     /// A query that makes each trial's requests findable in the access log.

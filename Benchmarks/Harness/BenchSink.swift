@@ -6,21 +6,29 @@ import StreamPlay
 /// by side, each heard on its own monitor.
 final class BenchSink {
     let name: String
+    /// The sound server the sink is on (as in `PULSE_SERVER`); nil: `PULSE_SERVER`'s.
+    let server: String?
     let recorder: MonitorRecorder
     private let module: String
     private var player: Player?
 
-    init(name: String) throws {
+    init(name: String, server: String? = nil) throws {
         self.name = name
-        let output = CommandOutput.firstLine([
-            "pactl", "load-module", "module-null-sink", "sink_name=\(name)", "format=s16le", "rate=44100",
+        self.server = server
+        let output = CommandOutput.firstLine(Self.pactl(server) + [
+            "load-module", "module-null-sink", "sink_name=\(name)", "format=s16le", "rate=44100",
             "channels=2", "channel_map=front-left,front-right",
         ])
         guard let output, let module = Int(output.trimmingCharacters(in: .whitespaces)) else {
             throw HarnessError("pactl could not load a null sink named \(name): \(output ?? "no answer")")
         }
         self.module = String(module)
-        recorder = try MonitorRecorder(sink: name)
+        recorder = try MonitorRecorder(sink: name, server: server)
+    }
+
+    /// `pactl` for `server`.
+    private static func pactl(_ server: String?) -> [String] {
+        ["pactl"] + (server.map { ["--server=\($0)"] } ?? [])
     }
 
     /// Stops the player and the recorder and unloads the sink.
@@ -28,13 +36,13 @@ final class BenchSink {
         player?.stop()
         player = nil
         recorder.stop()
-        _ = CommandOutput.firstLine(["pactl", "unload-module", module])
+        _ = CommandOutput.firstLine(Self.pactl(server) + ["unload-module", module])
     }
 
     /// The library Player that plays on this sink; one per sink, reused like an app would.
     var libraryPlayer: Player {
         if let player { return player }
-        let made = Player(configuration: PlayerConfiguration(output: .pulseAudio(sink: name)))
+        let made = Player(configuration: PlayerConfiguration(output: .pulseAudio(server: server, sink: name)))
         player = made
         return made
     }

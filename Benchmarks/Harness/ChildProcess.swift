@@ -140,11 +140,11 @@ extension ChildProcess {
     /// exit. Nil when it could not start or did not end within `timeout` seconds (then it is
     /// stopped). The harness's one way of running a command through: its own children (decode,
     /// memory growth, scale), GNU time, and version queries.
-    static func runToEnd(_ command: [String], timeout: Double) -> Finished? {
+    static func runToEnd(_ command: [String], environment: [String: String] = [:], timeout: Double) -> Finished? {
         let log = FileManager.default.temporaryDirectory
             .appendingPathComponent("bench-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).txt").path
         defer { unlink(log) }
-        guard let child = try? ChildProcess(command, logPath: log) else { return nil }
+        guard let child = try? ChildProcess(command, environment: environment, logPath: log) else { return nil }
         guard child.wait(timeout: timeout), let exit = child.exit else {
             child.terminate()
             return nil

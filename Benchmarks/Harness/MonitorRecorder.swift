@@ -34,13 +34,15 @@ final class MonitorRecorder: Sendable {
 
     /// Starts recording `sink.monitor`, and a stream of zeros that keeps the sink running (an
     /// idle null sink is suspended and its monitor falls silent, which would break the clock).
-    init(sink: String, rate: Int = 44100) throws {
+    /// - Parameter server: the sound server (as in `PULSE_SERVER`); nil: `PULSE_SERVER`'s.
+    init(sink: String, server: String? = nil, rate: Int = 44100) throws {
         self.sink = sink
         self.rate = rate
         var initial = Recording()
         initial.rate = rate
         recording = Mutex(initial)
         let format = ["--raw", "--format=s16le", "--rate=\(rate)", "--channels=\(Self.channels)"]
+            + (server.map { ["--server=\($0)"] } ?? [])
         // Its small latency also keeps the sink's blocks small: a null sink mixes up to one
         // block ahead of its clock and hands that to the monitor at once, so the block size
         // bounds how early the monitor can see a sample.

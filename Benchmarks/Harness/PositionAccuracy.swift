@@ -23,13 +23,21 @@ enum PositionAccuracy: Scenario {
     private static let worstLimit = 20.0
 
     static func run(_ context: BenchContext) throws -> [ScenarioResult] {
+        [try measure(context, on: try context.sinks(1)[0], key: key, title: "5. Position accuracy (library)",
+                     server: "PulseAudio", targetPrefix: "Position")]
+    }
+
+    /// The scenario on `sink` (of a server called `server` in the report): a result under `key`
+    /// and `title`, its targets' names starting with `targetPrefix`.
+    static func measure(_ context: BenchContext, on sink: BenchSink, key: String, title: String, server: String,
+                        targetPrefix: String) throws -> ScenarioResult {
         let file = "long.mp3"
         let length = try context.manifest.file(file).seconds
         let referencePath = context.mediaDirectory + "/\(file).raw"
         let reference = try loadReference(referencePath)
         let result = ScenarioResult(
-            key: key, title: "5. Position accuracy (library)",
-            method: "The library plays \(file) on a recorded sink; `position` is read every 50–150 ms through stretches of play, after a 1 s pause and after two seeks (to \(Int(length / 2)) s and back to \(Int(length / 10)) s). Each reading is compared with the position heard at that instant: the recorded samples there, found in the reference decode (mpg123 -s) by exact match. The error is reported position minus heard position. The method floor: before the library in each round, Benchmarks/Peers/pa-position-probe plays that reference decode itself as raw PCM on the same sink through libpulse, its stream made like the library's (interpolated timing, 200 ms target latency), for \(Int(probeSeconds)) s straight, and its `pa_stream_get_time` is read every 50–150 ms and matched the same way (from \(probeSettling) s on). Its position is libpulse's own interpolated estimate of what the server played, and what it plays is exactly what it was given, so its error is the method's own offset (the monitor's sample clock, the sink's mixing ahead) as that estimate sees it; the library's position is read off the same clock, so the corrected figures say how far the library is from libpulse's account, and the raw ones how far from the monitor. \"Corrected\": each of the library's errors less the probe's median error of the same round. Targets (issue 16): corrected median |error| within \(Int(medianLimit)) ms and worst within \(Int(worstLimit)) ms; the ratio is each round's figure over that bound, met when the median over rounds is at most 1 (the range shows the worst round).",
+            key: key, title: title,
+            method: "On \(server). The library plays \(file) on a recorded sink; `position` is read every 50–150 ms through stretches of play, after a 1 s pause and after two seeks (to \(Int(length / 2)) s and back to \(Int(length / 10)) s). Each reading is compared with the position heard at that instant: the recorded samples there, found in the reference decode (mpg123 -s) by exact match. The error is reported position minus heard position. The method floor: before the library in each round, Benchmarks/Peers/pa-position-probe plays that reference decode itself as raw PCM on the same sink through libpulse, its stream made like the library's (interpolated timing, 200 ms target latency), for \(Int(probeSeconds)) s straight, and its `pa_stream_get_time` is read every 50–150 ms and matched the same way (from \(probeSettling) s on). Its position is libpulse's own interpolated estimate of what the server played, and what it plays is exactly what it was given, so its error is the method's own offset (the monitor's sample clock, the sink's mixing ahead) as that estimate sees it; the library's position is read off the same clock, so the corrected figures say how far the library is from libpulse's account, and the raw ones how far from the monitor. \"Corrected\": each of the library's errors less the probe's median error of the same round. Targets (issue 16): corrected median |error| within \(Int(medianLimit)) ms and worst within \(Int(worstLimit)) ms; the ratio is each round's figure over that bound, met when the median over rounds is at most 1 (the range shows the worst round).",
             metrics: [
                 Metric(key: "median", title: "Median |error|", unit: "ms", lowerIsBetter: nil),
                 Metric(key: "worst", title: "Worst |error|", unit: "ms", lowerIsBetter: nil),
@@ -39,15 +47,14 @@ enum PositionAccuracy: Scenario {
                 Metric(key: "correctedWorst", title: "Corrected worst |error|", unit: "ms", lowerIsBetter: nil),
             ],
             targets: [
-                Target("Position, corrected median |error|", metric: "correctedMedian", subject: .library,
+                Target("\(targetPrefix), corrected median |error|", metric: "correctedMedian", subject: .library,
                        atMost: medianLimit, unit: "ms"),
-                Target("Position, corrected worst |error|", metric: "correctedWorst", subject: .library,
+                Target("\(targetPrefix), corrected worst |error|", metric: "correctedWorst", subject: .library,
                        atMost: worstLimit, unit: "ms"),
             ])
         if !context.hasPositionProbe {
             result.notes.append("No method floor: \(Subject.positionProbeProgram) (which scripts/bench.sh builds) is not on PATH, or not among the chosen players; so no corrected figures.")
         }
-        let sink = try context.sinks(1)[0]
         for round in 0..<context.rounds {
             // The offset of the method in this round, from the probe's errors.
             var methodOffset: Double?
@@ -69,7 +76,7 @@ enum PositionAccuracy: Scenario {
                 result.record(.library, "correctedWorst", round: round, corrected.max())
             }
         }
-        return [result]
+        return result
     }
 
     /// Each reading's error in ms (reported minus heard), for those whose heard position was found.
@@ -98,7 +105,8 @@ enum PositionAccuracy: Scenario {
     /// a reading.
     private static func probeReadings(_ path: String, sink: BenchSink) -> (readings: [Reading], failure: String?) {
         let command = [Subject.positionProbeProgram, path, sink.name, String(probeSeconds)]
-        guard let finished = ChildProcess.runToEnd(command, timeout: probeSeconds + 20) else {
+        let environment = sink.server.map { ["PULSE_SERVER": $0] } ?? [:]
+        guard let finished = ChildProcess.runToEnd(command, environment: environment, timeout: probeSeconds + 20) else {
             return ([], "\(Subject.positionProbeProgram) did not start or did not end in time.")
         }
         var readings: [Reading] = []
@@ -194,5 +202,21 @@ enum PositionAccuracy: Scenario {
             throw HarnessError("no reference decode \(path)")
         }
         return data.withUnsafeBytes { Array($0.bindMemory(to: Int16.self)) }
+    }
+}
+
+/// 5b. Position accuracy on PipeWire: scenario 5 on a null sink of PipeWire's PulseAudio server
+/// (pipewire-pulse, its graph at 44.1 kHz like the PulseAudio daemon's sink, so the monitor
+/// still passes the PCM unchanged), with the same method floor and targets.
+enum PipeWirePositionAccuracy: Scenario {
+    static let key = "position-pipewire"
+
+    static func run(_ context: BenchContext) throws -> [ScenarioResult] {
+        let title = "5b. Position accuracy on PipeWire (library)"
+        guard let sink = try context.pipewireSink() else {
+            throw HarnessError("\(title): no PipeWire server (STREAMPLAY_TEST_PIPEWIRE_SERVER is not set: run the harness through scripts/bench.sh)")
+        }
+        return [try PositionAccuracy.measure(context, on: sink, key: key, title: title, server: "PipeWire (pipewire-pulse)",
+                                             targetPrefix: "Position on PipeWire")]
     }
 }

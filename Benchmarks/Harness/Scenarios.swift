@@ -8,7 +8,7 @@ protocol Scenario {
 enum Scenarios {
     nonisolated(unsafe) static let all: [any Scenario.Type] = [
         ProcessStartup.self, CommandFootprint.self, TimeToFirstAudio.self, SeekLatency.self, ThrottledLinks.self,
-        BusyMachine.self, DropRecovery.self, PositionAccuracy.self, CPUAndMemory.self, LongStreamMemory.self, Scale.self,
+        BusyMachine.self, DropRecovery.self, PositionAccuracy.self, PipeWirePositionAccuracy.self, CPUAndMemory.self, LongStreamMemory.self, Scale.self,
         FormatScenario.self,
     ]
 }
