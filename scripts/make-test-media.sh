@@ -228,6 +228,29 @@ while at < len(data):
 half = len(pages) // 2
 open(sys.argv[2], "wb").write(b"".join(pages[:half]) + pages[-1])
 PY
+# Ogg whose last page is not marked end-of-stream, as recordings of live streams often are
+# (the stream was cut between pages, its end never sent): complete all the same.
+for ext in ogg opus; do
+  python3 - "$out/formats/tone.$ext" "$out/formats/no-eos.$ext" <<'PY'
+import struct, sys
+data = bytearray(open(sys.argv[1], "rb").read())
+at = last = 0
+while at < len(data):
+    last = at
+    at += 27 + data[at + 26] + sum(data[at + 27:at + 27 + data[at + 26]])
+data[last + 5] &= ~0x04  # header_type: end-of-stream off
+def crc(page):  # Ogg's CRC-32: polynomial 0x04c11db7, not reflected, no initial or final xor
+    value = 0
+    for byte in page:
+        value ^= byte << 24
+        for _ in range(8):
+            value = ((value << 1) ^ 0x04C11DB7) & 0xFFFFFFFF if value & 0x80000000 else (value << 1) & 0xFFFFFFFF
+    return value
+data[last + 22:last + 26] = b"\0\0\0\0"
+data[last + 22:last + 26] = struct.pack("<I", crc(data[last:]))
+open(sys.argv[2], "wb").write(data)
+PY
+done
 head -c "$(($(stat -c %s "$out/formats/tone-faststart.m4a") / 2))" "$out/formats/tone-faststart.m4a" >"$out/formats/truncated-media.m4a"
 head -c "$(($(stat -c %s "$out/formats/tone.flac") / 2))" "$out/formats/tone.flac" >"$out/formats/truncated.flac"
 ffmpeg -nostdin -hide_banner -loglevel error -y -i "$wav/unique-44k-stereo-6s.wav" -c:a aac -b:a 128k \

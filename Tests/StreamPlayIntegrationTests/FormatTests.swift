@@ -10,6 +10,8 @@ struct FormatTests {
     static let files = [
         "formats/tone.flac", "formats/tone-48k-mono.flac", "formats/tone.m4a", "formats/tone-faststart.m4a",
         "formats/tone.aac", "formats/tone.ogg", "formats/tone.opus",
+        // Their last page not marked end-of-stream (a recording of a live stream): complete.
+        "formats/no-eos.ogg", "formats/no-eos.opus",
         // Named .mp3, but AAC: the content decides.
         "formats/aac-named.mp3", "formats/m4a-named.mp3",
     ]

@@ -448,8 +448,8 @@ final class FFmpegDecoder: AudioDecoder {
     /// off part of a track as the whole. Lengths estimated from the bitrate, and streams of
     /// unknown size (HLS, radio), are not judged.
     private func checkComplete() throws(PlayerError) {
-        if inputLength != nil, let oggPages, !oggPages.endsWithCompletePage {
-            throw .decodingFailed(reason: "the \(container) stream ends without its last page (one marked end-of-stream): the file is truncated")
+        if inputLength != nil, let oggPages, oggPages.endsMidPage {
+            throw .decodingFailed(reason: "the \(container) stream ends part-way through a page: the file is truncated")
         }
         guard inputLength != nil, let formatContext, let format, let declared = totalFrames,
               formatContext.pointee.duration_estimation_method != AVFMT_DURATION_FROM_BITRATE else { return }

@@ -17,14 +17,15 @@ final class OggChainWatcher {
 
     /// Comments found and not yet taken, in input order.
     private(set) var comments: [Comment] = []
-    /// Whether the last complete page read was marked end-of-stream, with no partial page after it.
-    var endsWithCompletePage: Bool { lastPageEndedStream && pending.isEmpty }
+    /// Whether what was read last ends part-way through a page (or in bytes that are no page):
+    /// a file cut short there. A last page not marked end-of-stream is no sign of that: a
+    /// recording of a live stream is often cut between pages, and ffmpeg and mpv play it whole.
+    var endsMidPage: Bool { !pending.isEmpty }
 
     private var pending: [UInt8] = []
     /// The input offset of `pending[0]`, and of the next byte expected.
     private var pendingStart = 0
     private var nextOffset: Int?
-    private var lastPageEndedStream = false
     /// The end of the last comment taken: the demuxer reads some pages twice (it seeks back to
     /// parse a new stream's headers), and a comment is reported once.
     private var takenUpTo = -1
@@ -43,7 +44,6 @@ final class OggChainWatcher {
             pending.removeAll(keepingCapacity: true)
             awaiting.removeAll()
             pendingStart = offset
-            lastPageEndedStream = false
         }
         nextOffset = offset + bytes.count
         pending.append(contentsOf: bytes)
@@ -87,7 +87,6 @@ final class OggChainWatcher {
     private func page(at start: Int, lacing: ArraySlice<UInt8>, pageEnd: Int) {
         let flags = pending[start + 5]
         let serial = (0..<4).reduce(UInt32(0)) { $0 | UInt32(pending[start + 14 + $1]) << (8 * $1) }
-        lastPageEndedStream = flags & 0x04 != 0
         if flags & 0x02 != 0 { awaiting[serial] = (0, []) }
         guard var stream = awaiting[serial] else { return }
         var at = start + Self.headerSize + lacing.count
