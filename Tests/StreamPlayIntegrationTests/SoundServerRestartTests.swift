@@ -89,6 +89,41 @@ struct SoundServerRestartTests {
     /// above it, the track a frame off near 0 dB.
     static let alteredTailSignalToNoise = 40.0
 
+    @Test("a pause made while the server is away holds once it is back; the resume plays on from there",
+          arguments: SoundServer.all)
+    func pauseWhileAwayHolds(server: SoundServer) async throws {
+        let name = SharedSoundServerConnectionTests.uniqueName()
+        var configuration = PlayerConfiguration(
+            output: try SharedSoundServerConnectionTests.output(server, applicationName: name, reconnectTimeout: 10))
+        configuration.soundServerReconnectTimeout = 10
+        let player = Player(configuration: configuration)
+        defer { player.stop() }
+        player.play("\(try TestEnvironment.http())/cbr-44k-stereo.mp3")
+        try await player.wait(for: "2 s played", within: 10) { ($0.position ?? 0) >= 2 }
+
+        try Self.servers("kill", server)
+        try await Task.sleep(for: .milliseconds(300))
+        player.pause()
+        try Self.servers("start", server)
+        // The sink has its stream again: the reconnect is over.
+        var reconnected = false
+        for _ in 0..<100 where !reconnected {
+            let clients = (try? SharedSoundServerConnectionTests.clients(named: name, on: server)) ?? []
+            reconnected = clients.contains { (try? SharedSoundServerConnectionTests.streams(ofClient: $0, on: server)) == 1 }
+            if !reconnected { try await Task.sleep(for: .milliseconds(100)) }
+        }
+        try #require(reconnected, "the sink made no stream on the server within 10 s")
+        let pausedAt = try #require(player.position)
+        try await Task.sleep(for: .seconds(1))
+        #expect(player.state == .paused, "\(player.state)")
+        #expect(abs((player.position ?? 0) - pausedAt) < 0.05,
+                "played on while paused, from \(pausedAt) s to \(player.position ?? 0) s")
+
+        player.resume()
+        try await player.wait(for: "playing again", within: 10) { ($0.position ?? 0) >= pausedAt + 1 }
+        #expect(player.state == .playing, "\(player.state)")
+    }
+
     @Test("two players of one connection: both go on after the restart, over one new connection",
           arguments: SoundServer.all)
     func sharedConnectionComesBack(server: SoundServer) async throws {

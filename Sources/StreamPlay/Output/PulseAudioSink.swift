@@ -1,3 +1,7 @@
+// Over 500 lines: one class owns the stream, the mainloop lock and every field the lock
+// guards, and Swift's `private` keeps that state inside this file. What needs none of it is
+// apart: the stream's callbacks (PulseAudioStreamEvents), what a stream asks the server for
+// (PulseAudioStreamRequest), the open deadline, the connection and the playback history.
 import CPulse
 #if canImport(Glibc)
 import Glibc
@@ -50,6 +54,10 @@ public final class PulseAudioSink: AudioSink, @unchecked Sendable {
     private var stream: OpaquePointer?
     private var format: AudioFormat?
     private var corked = true
+    /// Whether the caller wants the stream running: its last ``start()`` (true), or
+    /// ``pause()`` or ``flush()`` (false). Kept while there is no stream, so that the stream a
+    /// reconnect makes follows a pause or resume made while the server was away.
+    private var runRequested = false
     private var streamCapacityFrames = Int.max
     private var volume = 1.0
     /// The last bytes written, and the stream's latency when they were, for a reconnect.
@@ -115,6 +123,10 @@ public final class PulseAudioSink: AudioSink, @unchecked Sendable {
     /// `soundServerUnavailable`.
     public func open(format: AudioFormat) throws(PlayerError) {
         try open(format: format, within: connectTimeout)
+        pa_threaded_mainloop_lock(mainloop)
+        // A new stream waits, corked, for the caller's start.
+        if corked { runRequested = false }
+        pa_threaded_mainloop_unlock(mainloop)
     }
 
     /// Opens with `seconds` of the server's silence allowed, and at most `atMost` seconds in all
@@ -249,9 +261,13 @@ public final class PulseAudioSink: AudioSink, @unchecked Sendable {
             }
             usleep(100_000)
         }
-        // Uncorked first: what was unplayed can exceed what a corked stream takes. (A paused
-        // play stays corked, and the write waits for the resume, as any write while paused.)
-        if !wasCorked { start() }
+        // Uncorked first: what was unplayed can exceed what a corked stream takes. (A play
+        // paused, before or during the outage, stays corked, and the write waits for the
+        // resume, as any write while paused.)
+        pa_threaded_mainloop_lock(mainloop)
+        let run = runRequested
+        pa_threaded_mainloop_unlock(mainloop)
+        if run { start() }
         var written = 0
         try unplayed.withPlayerBytes { bytes throws(PlayerError) in
             try write(bytes, offset: &written, isCallersAudio: false)
@@ -273,6 +289,7 @@ public final class PulseAudioSink: AudioSink, @unchecked Sendable {
     public func flush() {
         pa_threaded_mainloop_lock(mainloop)
         defer { pa_threaded_mainloop_unlock(mainloop) }
+        runRequested = false
         guard let stream, pa_stream_get_state(stream) == PA_STREAM_READY else { return }
         if !corked {
             corked = true
@@ -487,6 +504,7 @@ public final class PulseAudioSink: AudioSink, @unchecked Sendable {
     private func setCorked(_ cork: Bool) {
         pa_threaded_mainloop_lock(mainloop)
         defer { pa_threaded_mainloop_unlock(mainloop) }
+        runRequested = !cork
         guard let stream, corked != cork, pa_stream_get_state(stream) == PA_STREAM_READY else { return }
         corked = cork
         unrefOperation(pa_stream_cork(stream, cork ? 1 : 0, nil, nil))
