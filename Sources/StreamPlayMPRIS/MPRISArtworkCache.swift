@@ -9,15 +9,21 @@ import StreamPlay
 ///
 /// Files are named by a hash of the picture's bytes, so the same cover is written once however
 /// often it plays, in a directory only the user can read (`$XDG_CACHE_HOME/streamplay/artwork`,
-/// or `~/.cache/streamplay/artwork`). Nothing is evicted: a cover is at most
-/// ``Artwork/maximumSize``. Used on the service's thread only.
+/// or `~/.cache/streamplay/artwork`). The directory keeps at most ``capacity`` covers (each at
+/// most ``Artwork/maximumSize``): writing one more removes the least recently used, as told by
+/// the files' modification times, which a cover's use renews. Used on the service's thread only.
 struct MPRISArtworkCache {
     let directory: String
+    /// The most covers the directory keeps.
+    let capacity: Int
     private var last: (artwork: Artwork, url: String)?
 
-    /// - Parameter directory: where covers go; `nil` for the user's cache directory.
-    init(directory: String? = nil) {
+    /// - Parameters:
+    ///   - directory: where covers go; `nil` for the user's cache directory.
+    ///   - capacity: the most covers kept there (at least 1).
+    init(directory: String? = nil, capacity: Int = 256) {
         self.directory = directory ?? Self.userCacheDirectory()
+        self.capacity = max(capacity, 1)
     }
 
     /// The `file://` URL of `artwork` written to the cache, or `nil` when there is none or it
@@ -25,9 +31,13 @@ struct MPRISArtworkCache {
     mutating func url(for artwork: Artwork?) -> String? {
         guard let artwork else { return nil }
         if let last, last.artwork == artwork { return last.url }
-        let path = "\(directory)/\(Self.name(of: artwork))"
+        let name = Self.name(of: artwork)
+        let path = "\(directory)/\(name)"
         let files = FileManager.default
-        if !files.fileExists(atPath: path) {
+        if files.fileExists(atPath: path) {
+            // Used again: the most recently used, for the eviction.
+            utimensat(AT_FDCWD, path, nil, 0)
+        } else {
             do {
                 try files.createDirectory(atPath: directory, withIntermediateDirectories: true,
                                           attributes: [.posixPermissions: 0o700])
@@ -38,10 +48,33 @@ struct MPRISArtworkCache {
             } catch {
                 return nil
             }
+            evict(keeping: name)
         }
         let url = URL(filePath: path).absoluteString
         last = (artwork, url)
         return url
+    }
+
+    /// Removes the least recently used covers past ``capacity``, never `kept`. Only files named
+    /// as this cache names them are counted or removed.
+    private func evict(keeping kept: String) {
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory) else { return }
+        var covers: [(name: String, used: timespec)] = []
+        for name in names where name != kept && Self.isCoverName(name) {
+            var status = stat()
+            guard stat("\(directory)/\(name)", &status) == 0 else { continue }
+            covers.append((name, status.st_mtim))
+        }
+        let excess = covers.count + 1 - capacity
+        guard excess > 0 else { return }
+        covers.sort { ($0.used.tv_sec, $0.used.tv_nsec) < ($1.used.tv_sec, $1.used.tv_nsec) }
+        for cover in covers.prefix(excess) { unlink("\(directory)/\(cover.name)") }
+    }
+
+    /// Whether `name` is one this cache gives: 16 hex digits, a dot, an extension.
+    static func isCoverName(_ name: String) -> Bool {
+        let parts = name.split(separator: ".")
+        return parts.count == 2 && parts[0].count == 16 && parts[0].allSatisfy(\.isHexDigit) && !parts[1].isEmpty
     }
 
     /// A name made of the picture's FNV-1a hash and its type's extension.

@@ -38,7 +38,8 @@ public final class MPRISService: Sendable {
     ///     with a digit.
     ///   - identity: the name shown to the user (`Identity`).
     ///   - artworkDirectory: where covers are written for `mpris:artUrl`; `nil` for
-    ///     `$XDG_CACHE_HOME/streamplay/artwork` (or `~/.cache/streamplay/artwork`).
+    ///     `$XDG_CACHE_HOME/streamplay/artwork` (or `~/.cache/streamplay/artwork`). It keeps
+    ///     the 256 covers used last.
     /// - Throws: ``MPRISError`` when there is no session bus, the name is taken (with its
     ///   instance suffix too), or `name` is not valid. Playback does not depend on it.
     public init(player: Player, name: String = "streamplay", identity: String = "StreamPlay",
