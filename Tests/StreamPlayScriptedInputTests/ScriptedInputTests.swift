@@ -98,6 +98,32 @@ struct ScriptedInputTests {
         #expect(play.samples == reference.samples)
     }
 
+    @Test("a seek while the refresher is asked for a fresh URL is carried out at once, not after the refresher")
+    func seekDuringRenewal() async throws {
+        let server = ScriptedMediaServer()
+        server.serve(track, at: url)
+        // 40 KB of the 80 KB track, then the reconnect is refused as expired.
+        server.script(url, .cut(atByte: 40_000), .status(403))
+        let renewed = RenewalLog()
+        let running = ScriptedPlay.start(server, urlRefresher: { expired in
+            renewed.record(expired)
+            // A refresher that does not answer (a service that hangs): only a command ends the wait.
+            try await Task.sleep(for: .seconds(3600))
+            return expired
+        }, configure: { $0.urlRefreshTimeout = 300 })
+        try #require(await eventually(timeout: .seconds(10)) { renewed.urls.count == 1 })
+        let asked = ContinuousClock.now
+        running.player.seek(to: 2)
+        let play = try await running.finish(timeout: 10)
+        #expect(play.state.hasEnded, "\(play.state)")
+        #expect(ContinuousClock.now - asked < .seconds(5), "the seek waited for the refresher")
+        let requests = ScriptedPlay.requestsWithinTrack(server)
+        // The seek's request takes the same URL (a new 403 would ask the refresher again).
+        #expect(requests.map(\.url) == [url, url, url], "\(requests)")
+        #expect(requests.first.map { $0.rangeStart == nil } == true && requests.dropFirst().first?.rangeStart == 40_000)
+        #expect(renewed.urls == [url])
+    }
+
     @Test("403 with no refresher fails the play with the status")
     func expiredURLWithoutRefresherFails() async throws {
         let server = ScriptedMediaServer()

@@ -185,7 +185,8 @@ final class CurlInputSource: InputSource, @unchecked Sendable {
 
             if let (transfer, end) = ended {
                 for metadata in transfer.takeMetadata() { onMetadata(metadata) }
-                planned = carryOut(planner.plan(after: end), after: end, of: transfer, retries: planner.retries)
+                planned = carryOut(planner.plan(after: end), after: end, of: transfer, retries: planner.retries,
+                                   seenCommands: seenCommands)
                 continue
             }
 
@@ -205,8 +206,10 @@ final class CurlInputSource: InputSource, @unchecked Sendable {
 
     /// Carries out the planner's decision after a transfer ended: the next request, or `nil`
     /// when the generation is over (finished or failed, which this reports).
+    /// - Parameter seenCommands: the commands taken so far; a newer one (a seek's restart)
+    ///   ends the wait for a fresh URL, and the generation it was for.
     private func carryOut(_ decision: ReconnectPlanner.Decision, after end: TransferEnd,
-                          of transfer: HTTPInputTransfer, retries: Int) -> PlannedRequest? {
+                          of transfer: HTTPInputTransfer, retries: Int, seenCommands: Int) -> PlannedRequest? {
         var delay = 0.0
         switch decision {
         case .finished:
@@ -217,7 +220,9 @@ final class CurlInputSource: InputSource, @unchecked Sendable {
             control.finish(generation: transfer.generation, with: .failed(error))
             return nil
         case .renewURL:
-            guard let urlRefresher, let fresh = fetchFreshURL(urlRefresher) else {
+            guard let urlRefresher, let fresh = fetchFreshURL(urlRefresher, seenCommands: seenCommands) else {
+                // A seek's restart ended the wait: its generation supersedes this one, whose
+                // failure the decoder no longer looks at.
                 control.finish(generation: transfer.generation, with: .failed(end.error ?? .connectionLost(url: redactedURL, reason: "expired")))
                 return nil
             }
@@ -236,12 +241,14 @@ final class CurlInputSource: InputSource, @unchecked Sendable {
                               isReconnect: true)
     }
 
-    /// Asks the refresher for a new URL, blocking this input thread (never the task pool).
-    private func fetchFreshURL(_ refresh: @escaping URLRefresher) -> String? {
+    /// Asks the refresher for a new URL, blocking this input thread (never the task pool)
+    /// until it answers, its timeout passes, or a command newer than `seenCommands` comes (a
+    /// stop, or a seek's restart).
+    private func fetchFreshURL(_ refresh: @escaping URLRefresher, seenCommands: Int) -> String? {
         BlockingURLRefresher(refresh: refresh, clock: clock).freshURL(
             replacing: currentURL, timeout: configuration.urlRefreshTimeout, wakeUp: wakeUp
         ) {
-            control.stopRequested
+            control.hasCommands(since: seenCommands)
         }
     }
 
