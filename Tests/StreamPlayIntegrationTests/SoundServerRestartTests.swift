@@ -89,14 +89,20 @@ struct SoundServerRestartTests {
     /// above it, the track a frame off near 0 dB.
     static let alteredTailSignalToNoise = 40.0
 
+    /// A configuration whose sink is named `applicationName` on `server`, and waits 10 s for a
+    /// server that went away.
+    static func reconnecting(on server: SoundServer, applicationName: String) throws -> PlayerConfiguration {
+        var configuration = PlayerConfiguration(
+            output: try SharedSoundServerConnectionTests.output(server, applicationName: applicationName, reconnectTimeout: 10))
+        configuration.soundServerReconnectTimeout = 10
+        return configuration
+    }
+
     @Test("a pause made while the server is away holds once it is back; the resume plays on from there",
           arguments: SoundServer.all)
     func pauseWhileAwayHolds(server: SoundServer) async throws {
         let name = SharedSoundServerConnectionTests.uniqueName()
-        var configuration = PlayerConfiguration(
-            output: try SharedSoundServerConnectionTests.output(server, applicationName: name, reconnectTimeout: 10))
-        configuration.soundServerReconnectTimeout = 10
-        let player = Player(configuration: configuration)
+        let player = Player(configuration: try Self.reconnecting(on: server, applicationName: name))
         defer { player.stop() }
         player.play("\(try TestEnvironment.http())/cbr-44k-stereo.mp3")
         try await player.wait(for: "2 s played", within: 10) { ($0.position ?? 0) >= 2 }
@@ -128,9 +134,7 @@ struct SoundServerRestartTests {
           arguments: SoundServer.all)
     func sharedConnectionComesBack(server: SoundServer) async throws {
         let name = SharedSoundServerConnectionTests.uniqueName()
-        var configuration = PlayerConfiguration(
-            output: try SharedSoundServerConnectionTests.output(server, applicationName: name, reconnectTimeout: 10))
-        configuration.soundServerReconnectTimeout = 10
+        let configuration = try Self.reconnecting(on: server, applicationName: name)
         let players = [Player(configuration: configuration), Player(configuration: configuration)]
         let logs = players.map { EventLog($0) }
         defer { for player in players { player.stop() } }
