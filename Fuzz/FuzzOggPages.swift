@@ -22,7 +22,7 @@ public func fuzzOggPages(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         start += piece.count
         offset += piece.count
     }
-    _ = watcher.endsWithCompletePage
+    _ = watcher.endsMidPage
     _ = VorbisComment.read(Array(stream))
     return 0
 }

@@ -3,7 +3,7 @@
 #
 # Installs the Debian packages with the peer players (mpv, GStreamer; mpg123 and ffplay come
 # with the base packages), makes the benchmark media (cached in .build-bench-media/, or
-# .build-bench-media-smoke/ with --smoke), starts nginx, PulseAudio and the fault server on
+# .build-bench-media-smoke/ with --smoke), starts nginx, PulseAudio, PipeWire and the fault server on
 # 127.0.0.1 (scripts/test-servers.sh --bench), builds streamplay and streamplay-bench in
 # release mode and runs the comparison harness, then the library's micro-benchmarks
 # (`swift package benchmark`, ordo-one/benchmark).

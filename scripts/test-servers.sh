@@ -977,7 +977,7 @@ do_start() { # DIR [--http-only | --bench] [--owner-pid PID]
       command -v "$tool" >/dev/null || { log "$tool not found (run scripts/install-deps.sh)"; exit 1; }
     done
   elif [[ $mode == bench ]]; then
-    for tool in pulseaudio pactl dbus-daemon pipewire wireplumber pipewire-pulse; do
+    for tool in pulseaudio pactl dbus-daemon dbus-send pipewire wireplumber pipewire-pulse; do
       command -v "$tool" >/dev/null || { log "$tool not found (run scripts/install-deps.sh)"; exit 1; }
     done
   fi

@@ -61,11 +61,17 @@ final class BenchContext {
         return sink
     }
 
+    /// Unloads the PipeWire sink, whose recorder and stream of zeros would load the machine
+    /// through the scenarios after it.
+    func releasePipewireSink() {
+        pipewireSinkLoaded?.close()
+        pipewireSinkLoaded = nil
+    }
+
     func releaseSinks() {
         sinks.forEach { $0.close() }
         sinks.removeAll()
-        pipewireSinkLoaded?.close()
-        pipewireSinkLoaded = nil
+        releasePipewireSink()
     }
 
     /// A query that makes each trial's requests findable in the access log.

@@ -16,7 +16,7 @@ struct MPRISArtworkCache {
     let directory: String
     /// The most covers the directory keeps.
     let capacity: Int
-    private var last: (artwork: Artwork, url: String)?
+    private var last: (artwork: Artwork, path: String, url: String)?
 
     /// - Parameters:
     ///   - directory: where covers go; `nil` for the user's cache directory.
@@ -30,14 +30,13 @@ struct MPRISArtworkCache {
     /// cannot be written (MPRIS then shows no cover; playback is not affected).
     mutating func url(for artwork: Artwork?) -> String? {
         guard let artwork else { return nil }
-        if let last, last.artwork == artwork { return last.url }
+        // Shown again: still there (another process may have evicted it), and the most
+        // recently used, for the eviction.
+        if let last, last.artwork == artwork, utimensat(AT_FDCWD, last.path, nil, 0) == 0 { return last.url }
         let name = Self.name(of: artwork)
         let path = "\(directory)/\(name)"
         let files = FileManager.default
-        if files.fileExists(atPath: path) {
-            // Used again: the most recently used, for the eviction.
-            utimensat(AT_FDCWD, path, nil, 0)
-        } else {
+        if utimensat(AT_FDCWD, path, nil, 0) != 0 {
             do {
                 try files.createDirectory(atPath: directory, withIntermediateDirectories: true,
                                           attributes: [.posixPermissions: 0o700])
@@ -51,7 +50,7 @@ struct MPRISArtworkCache {
             evict(keeping: name)
         }
         let url = URL(filePath: path).absoluteString
-        last = (artwork, url)
+        last = (artwork, path, url)
         return url
     }
 

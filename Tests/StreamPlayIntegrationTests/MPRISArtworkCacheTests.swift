@@ -23,36 +23,52 @@ struct MPRISArtworkCacheTests {
         Set(try FileManager.default.contentsOfDirectory(atPath: directory))
     }
 
+    /// Sets the file's modification time, which the cache takes for its last use, to `seconds`
+    /// after the epoch: long ago, and in a known order, on any file system.
+    static func setLastUse(of artwork: Artwork, in directory: String, to seconds: Int) {
+        var times = [timespec(tv_sec: seconds, tv_nsec: 0), timespec(tv_sec: seconds, tv_nsec: 0)]
+        utimensat(AT_FDCWD, "\(directory)/\(MPRISArtworkCache.name(of: artwork))", &times, 0)
+    }
+
     @Test("the directory keeps at most its capacity; the least recently used cover goes first, and a cover used again stays")
-    func leastRecentlyUsedGoes() async throws {
+    func leastRecentlyUsedGoes() throws {
         let directory = try Self.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
         // Someone else's file in the directory is neither counted nor removed.
         FileManager.default.createFile(atPath: "\(directory)/notes.txt", contents: Data("keep".utf8))
+        let covers = try (0..<5).map { try Self.cover($0) }
+        let names = covers.map { MPRISArtworkCache.name(of: $0) }
         var cache = MPRISArtworkCache(directory: directory, capacity: 3)
-        var urls: [String] = []
         for index in 0..<3 {
-            let url = cache.url(for: try Self.cover(index))
-            urls.append(try #require(url))
-            // Modification times far enough apart to order on any file system.
-            try await Task.sleep(for: .milliseconds(20))
+            let url = cache.url(for: covers[index])
+            #expect(url.map { FileManager.default.fileExists(atPath: URL(string: $0)!.path) } == true)
+            Self.setLastUse(of: covers[index], in: directory, to: 1_000 + index)
         }
-        #expect(urls.allSatisfy { FileManager.default.fileExists(atPath: URL(string: $0)!.path) })
         // Cover 0 is used again (from another cache, as a second player would): now 1 is the oldest.
         var second = MPRISArtworkCache(directory: directory, capacity: 3)
-        let again = second.url(for: try Self.cover(0))
-        #expect(again == urls[0])
-        try await Task.sleep(for: .milliseconds(20))
-        let third = cache.url(for: try Self.cover(3))
+        let again = second.url(for: covers[0])
+        #expect(again != nil)
+        let third = cache.url(for: covers[3])
         #expect(third != nil)
-        let names = (0..<4).map { MPRISArtworkCache.name(of: try! Self.cover($0)) }
         #expect(try Self.files(in: directory) == [names[0], names[2], names[3], "notes.txt"])
         // Past the capacity again: 2 goes.
-        try await Task.sleep(for: .milliseconds(20))
-        let fourth = cache.url(for: try Self.cover(4))
+        let fourth = cache.url(for: covers[4])
         #expect(fourth != nil)
-        #expect(try Self.files(in: directory)
-                == [names[0], names[3], MPRISArtworkCache.name(of: try Self.cover(4)), "notes.txt"])
+        #expect(try Self.files(in: directory) == [names[0], names[3], names[4], "notes.txt"])
+    }
+
+    @Test("a cover shown again after another process removed it is written again")
+    func removedCoverIsWrittenAgain() throws {
+        let directory = try Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        var cache = MPRISArtworkCache(directory: directory)
+        let cover = try Self.cover(9)
+        let first = cache.url(for: cover)
+        let path = try #require(first.flatMap { URL(string: $0)?.path })
+        try FileManager.default.removeItem(atPath: path)
+        let again = cache.url(for: cover)
+        #expect(again == first)
+        #expect(FileManager.default.contents(atPath: path).map { [UInt8]($0) } == cover.data)
     }
 
     @Test("a cover is written once, readable by its owner only, and its URL names the file")

@@ -130,6 +130,26 @@ struct SoundServerRestartTests {
         #expect(player.state == .playing, "\(player.state)")
     }
 
+    @Test("a seek made while the server is away is played from its target once the server is back",
+          arguments: SoundServer.all)
+    func seekWhileAwayPlaysOn(server: SoundServer) async throws {
+        let player = Player(configuration: try Self.reconnecting(on: server,
+                                                                 applicationName: SharedSoundServerConnectionTests.uniqueName()))
+        let events = EventLog(player)
+        defer { player.stop() }
+        player.play("\(try TestEnvironment.http())/cbr-44k-stereo.mp3")
+        try await player.wait(for: "2 s played", within: 10) { ($0.position ?? 0) >= 2 }
+
+        try Self.servers("kill", server)
+        try await Task.sleep(for: .milliseconds(300))
+        player.seek(to: 20)
+        try await Task.sleep(for: .milliseconds(300))
+        try Self.servers("start", server)
+        try await player.wait(for: "playing on from the seek", within: 10) { ($0.position ?? 0) >= 21 }
+        #expect(!events.states.contains { if case .failed = $0 { true } else { false } }, "\(events.states)")
+        #expect(try await player.finish(within: 20) == .ended)
+    }
+
     @Test("two players of one connection: both go on after the restart, over one new connection",
           arguments: SoundServer.all)
     func sharedConnectionComesBack(server: SoundServer) async throws {

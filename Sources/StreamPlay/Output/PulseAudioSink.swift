@@ -58,6 +58,9 @@ public final class PulseAudioSink: AudioSink, @unchecked Sendable {
     /// ``pause()`` or ``flush()`` (false). Kept while there is no stream, so that the stream a
     /// reconnect makes follows a pause or resume made while the server was away.
     private var runRequested = false
+    /// The format of the stream lost to a server that went away, until a reconnect makes it
+    /// again: a reconnect cut short by a seek leaves the next write to reconnect.
+    private var formatWhileAway: AudioFormat?
     private var streamCapacityFrames = Int.max
     private var volume = 1.0
     /// The last bytes written, and the stream's latency when they were, for a reconnect.
@@ -124,6 +127,7 @@ public final class PulseAudioSink: AudioSink, @unchecked Sendable {
     public func open(format: AudioFormat) throws(PlayerError) {
         try open(format: format, within: connectTimeout)
         pa_threaded_mainloop_lock(mainloop)
+        formatWhileAway = nil
         // A new stream waits, corked, for the caller's start.
         if corked { runRequested = false }
         pa_threaded_mainloop_unlock(mainloop)
@@ -219,10 +223,11 @@ public final class PulseAudioSink: AudioSink, @unchecked Sendable {
     /// - Throws: `error`'s kind, naming the wait, when the server does not come back in time.
     private func reconnect(after error: PlayerError) throws(PlayerError) {
         pa_threaded_mainloop_lock(mainloop)
-        guard reconnectTimeout > 0, let lostFormat = format else {
+        guard reconnectTimeout > 0, let lostFormat = format ?? formatWhileAway else {
             pa_threaded_mainloop_unlock(mainloop)
             throw error
         }
+        formatWhileAway = lostFormat
         let wasCorked = corked
         let playedSeconds = wasCorked ? 0 : (ContinuousClock.now - lastWrite).inSeconds
         let unplayed = history.suffix(PlaybackHistory.unplayedBytes(
@@ -261,13 +266,19 @@ public final class PulseAudioSink: AudioSink, @unchecked Sendable {
             }
             usleep(100_000)
         }
+        pa_threaded_mainloop_lock(mainloop)
+        formatWhileAway = nil
+        pa_threaded_mainloop_unlock(mainloop)
         // Uncorked first: what was unplayed can exceed what a corked stream takes. (A play
         // paused, before or during the outage, stays corked, and the write waits for the
         // resume, as any write while paused.)
         pa_threaded_mainloop_lock(mainloop)
-        let run = runRequested
+        // Under the lock that the caller's start and pause take: neither can come in between.
+        if runRequested, let stream, corked, pa_stream_get_state(stream) == PA_STREAM_READY {
+            corked = false
+            unrefOperation(pa_stream_cork(stream, 0, nil, nil))
+        }
         pa_threaded_mainloop_unlock(mainloop)
-        if run { start() }
         var written = 0
         try unplayed.withPlayerBytes { bytes throws(PlayerError) in
             try write(bytes, offset: &written, isCallersAudio: false)
@@ -290,14 +301,15 @@ public final class PulseAudioSink: AudioSink, @unchecked Sendable {
         pa_threaded_mainloop_lock(mainloop)
         defer { pa_threaded_mainloop_unlock(mainloop) }
         runRequested = false
+        // Also while the server is away: a reconnect must not play again what came before.
+        history.removeAll()
+        latencyBytesAtWrite = 0
         guard let stream, pa_stream_get_state(stream) == PA_STREAM_READY else { return }
         if !corked {
             corked = true
             unrefOperation(pa_stream_cork(stream, 1, nil, nil))
         }
         unrefOperation(pa_stream_flush(stream, nil, nil))
-        history.removeAll()
-        latencyBytesAtWrite = 0
     }
 
     /// Waits until the server has played everything written.
@@ -331,6 +343,7 @@ public final class PulseAudioSink: AudioSink, @unchecked Sendable {
         pa_threaded_mainloop_lock(mainloop)
         closeStreamLocked()
         checkedGeneration = nil
+        formatWhileAway = nil
         pa_threaded_mainloop_unlock(mainloop)
         if usingConnection {
             connection.removeUser()

@@ -1,6 +1,6 @@
 /// Watches the Ogg pages libavformat reads, for two things the demuxer does not tell reliably:
 /// the comment header of each logical stream that begins (a chained stream's Vorbis comments or
-/// OpusTags), and whether the input ends with a complete page marked end-of-stream.
+/// OpusTags), and whether the input ends part-way through a page (a file cut short).
 ///
 /// FFmpeg 5.1 reports a new Vorbis chain's comments as packet side data but drops a new Opus
 /// chain's, so the pages are read here, the same way for both. Each comment found is kept with
