@@ -180,7 +180,8 @@ final class BlockingMediaTransfer: MediaTransferReceiver, @unchecked Sendable {
             // clock's too), or for a second when it has none.
             var wakeAt: Duration?
             if interruption == nil {
-                wakeAt = [stallDeadline, timeLimit].compactMap { $0 }.min()
+                wakeAt = stallDeadline
+                if let timeLimit { wakeAt = min(wakeAt ?? timeLimit, timeLimit) }
             }
             clock.sleep(until: wakeAt ?? now + .seconds(1), wakeUp: wakeUp)
         }
