@@ -266,14 +266,12 @@ public final class PulseAudioSink: AudioSink, @unchecked Sendable {
             }
             usleep(100_000)
         }
-        pa_threaded_mainloop_lock(mainloop)
-        formatWhileAway = nil
-        pa_threaded_mainloop_unlock(mainloop)
         // Uncorked first: what was unplayed can exceed what a corked stream takes. (A play
         // paused, before or during the outage, stays corked, and the write waits for the
-        // resume, as any write while paused.)
+        // resume, as any write while paused.) Under the lock that the caller's start and pause
+        // take: neither can come in between.
         pa_threaded_mainloop_lock(mainloop)
-        // Under the lock that the caller's start and pause take: neither can come in between.
+        formatWhileAway = nil
         if runRequested, let stream, corked, pa_stream_get_state(stream) == PA_STREAM_READY {
             corked = false
             unrefOperation(pa_stream_cork(stream, 0, nil, nil))
