@@ -136,8 +136,13 @@ swift package benchmark --target StreamPlayBenchmarks --no-progress --format mar
     -e '/^Note: skipping LD_PRELOAD/d' "$tmp/micro.out"
 } >"$out/micro.md"
 
-# A full run of every scenario puts its summary into the README, between the markers.
-if [[ $smoke -eq 0 && ${#args[@]} -eq 0 ]]; then
+# A full run of every scenario (no --scenarios; --rounds and the like still run them all) puts
+# its summary into the README, between the markers.
+every_scenario=1
+for arg in "${args[@]}"; do
+  [[ $arg == --scenarios || $arg == --scenarios=* ]] && every_scenario=0
+done
+if [[ $smoke -eq 0 && $every_scenario -eq 1 ]]; then
   python3 - "$root/README.md" "$out/summary.md" <<'PY'
 import sys
 readme_path, summary_path = sys.argv[1], sys.argv[2]

@@ -4,8 +4,15 @@
 # Installs the Debian packages, makes the test media (cached in .build-media/), starts the
 # real servers the tests use (PulseAudio null sink, nginx over HTTP and HTTPS, a black hole and
 # a refused port; all on 127.0.0.1, see scripts/test-servers.sh), and runs `swift test` with
-# their addresses in the environment. Exits with swift test's status.
-# STREAMPLAY_KEEP_TEST_DIR=1 keeps the servers' directory (logs, access log) after the run.
+# their addresses in the environment; then, if that passed, the DocC build, the example player,
+# the engine tests under Thread and Address Sanitizer, the fuzz targets and a smoke run of the
+# benchmark harness. Exits with the first failing step's status. Extra arguments go to
+# `swift test` and skip every step after it. Variables:
+#   STREAMPLAY_SANITIZERS=0     skips the sanitizer passes and the fuzz targets
+#   STREAMPLAY_FUZZ_SECONDS=N   seconds per fuzz target (30)
+#   STREAMPLAY_DOCS=0           skips the DocC build (which must have no warning)
+#   STREAMPLAY_BENCH_SMOKE=0    skips the benchmark smoke run
+#   STREAMPLAY_KEEP_TEST_DIR=1  keeps the servers' directory (logs, access log) after the run
 set -euo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
