@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import StreamPlay
+import StreamPlayTesting
 
 /// An ID3v2 tag of 5 MB in front of the audio (cover art of a careless tagger): skipped, and the
 /// audio after it decodes exactly.
@@ -27,6 +28,6 @@ struct BigTagTests {
         player.play("\(try TestEnvironment.http())/\(name)")
         #expect(try await player.finish(within: 30) == .ended)
         player.stop()
-        #expect(try PCM.wavSamples(path: path).samples == (try ReferenceAudio("cbr-44k-stereo-short.mp3")).samples)
+        #expect(try SampleDifference.between(PCM.wavSamples(path: path).samples, (try ReferenceAudio("cbr-44k-stereo-short.mp3")).samples) == nil)
     }
 }

@@ -37,7 +37,7 @@ struct HLSManualClockTests {
         clock.advance(by: .milliseconds(100))
         #expect(try await player.finish(within: 60) == .ended)
         let samples = try PCM.wavSamples(path: path).samples
-        #expect(samples == reference.samples, "\(samples.count) of \(reference.samples.count) samples")
+        #expect(SampleDifference.between(samples, reference.samples) == nil, "\(samples.count) of \(reference.samples.count) samples")
         let second = try Self.entries(token: playlist.token, segment: "seg001.mp3")
         #expect(second.count == 2, "\(second)")
         #expect(second.last?["range"] as? String == "bytes=20000-", "the resume asks for the rest: \(second)")

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import StreamPlay
+import StreamPlayTesting
 
 /// ReplayGain on real files made by `scripts/make-test-media.sh`: the audio played with a gain is
 /// the ffmpeg program's decode scaled by that gain, rounded once; off changes nothing; the peak
@@ -41,7 +42,7 @@ struct ReplayGainTests {
     @Test("off: bit for bit as before, and no gain reported", arguments: ["formats/rg-tagged.flac", "formats/rg-r128.opus"])
     func offChangesNothing(file: String) async throws {
         let played = try await Self.play(file, ReplayGainSettings())
-        #expect(played.samples == (try ReferenceAudio(file)).samples, "\(file): off mode changed the audio")
+        #expect(SampleDifference.between(played.samples, (try ReferenceAudio(file)).samples) == nil, "\(file): off mode changed the audio")
         #expect(Self.gains(played).isEmpty)
     }
 

@@ -62,7 +62,7 @@ struct SeekTests {
         #expect(abs(landed - target) <= tolerance, "landed at frame \(landed), asked for \(target)")
         if file.hasPrefix("cbr") {
             #expect(output.count == (reference.frameCount - landed) * 2, "the rest of the track, to the end")
-            #expect(output == Array(reference.samples[(landed * 2)...]), "audio after the seek equals the reference")
+            #expect(SampleDifference.between(output, Array(reference.samples[(landed * 2)...])) == nil, "audio after the seek equals the reference")
         }
         let seeked = played.events.compactMap { if case .seeked(let to) = $0 { to } else { nil } }
         let reported = try #require(seeked.first)
@@ -78,7 +78,7 @@ struct SeekTests {
         let played = try await playToWAV("\(try TestEnvironment.http())/id3-big.mp3", startingAt: 3.25)
         #expect(played.state == .ended)
         let output = played.samples
-        #expect(output == Array(reference.samples[(Int(3.25 * 44100) * 2)...]))
+        #expect(SampleDifference.between(output, Array(reference.samples[(Int(3.25 * 44100) * 2)...])) == nil)
     }
 
     @Test("forward and back while playing: audio jumps to the frame, the server sees Range requests")

@@ -55,4 +55,18 @@ struct RecordingSinkTests {
         sink.clearInterrupt()
         #expect(sink.samples.count == 160_000, "an interrupted write kept its audio")
     }
+
+    @Test("SampleDifference names the first sample that differs, or a length that does, and finds none in equal runs")
+    func sampleDifference() {
+        let track = (0..<4_000_000).map { Int16(truncatingIfNeeded: $0 &* 7919) }
+        var changed = track
+        changed[3_999_000] &+= 1
+        #expect(SampleDifference.between(track, track) == nil)
+        #expect(SampleDifference.between(changed, track)
+                == "sample 3999000 is \(changed[3_999_000]), expected \(track[3_999_000]) (4000000 samples, expected 4000000)")
+        #expect(SampleDifference.between(track.prefix(10), track.prefix(11))
+                == "sample 10 is past the end, expected \(track[10]) (10 samples, expected 11)")
+        #expect(SampleDifference.between(track.prefix(11), track.prefix(10))
+                == "sample 10 is \(track[10]), expected past the end (11 samples, expected 10)")
+    }
 }
