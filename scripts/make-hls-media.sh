@@ -52,6 +52,8 @@
 #   aac/index.m3u8      AAC (ffmpeg aac, 128k) in ADTS segments seg00N.aac (segment muxer).
 #   ts/index.m3u8       source.mp3's frames in MPEG-TS segments seg00N.ts (ffmpeg hls muxer).
 #   fmp4/index.m3u8     AAC in fragmented MP4: EXT-X-MAP init.mp4, seg00N.m4s (hls muxer).
+#   fmp4-single/index.m3u8  the same in one file, all.m4s: EXT-X-MAP and the segments are
+#                       byte ranges of it (single_file).
 #   disguised-ts/index.m3u8  the ts segments under the names seg00N.mp3: only sniffing the
 #                       content can tell they are not MP3.
 #   live/source.mp3 (ref)  12 s sweep + noise, 44.1 kHz stereo, lame -t --cbr -b 128.
@@ -324,6 +326,13 @@ mkdir -p "$hls/aac" "$hls/ts" "$hls/fmp4" "$hls/disguised-ts"
   -hls_time 4 -hls_playlist_type vod -hls_segment_type fmp4 -hls_fmp4_init_filename init.mp4 \
   -hls_segment_filename seg%03d.m4s index.m3u8)
 grep -q '^#EXT-X-MAP:URI="init.mp4"' "$hls/fmp4/index.m3u8" || die "fmp4 playlist has no EXT-X-MAP"
+# The same kept in one file: EXT-X-MAP and every segment are byte ranges of all.m4s.
+mkdir -p "$hls/fmp4-single"
+(cd "$hls/fmp4-single" && ff -i "$tmp/source.wav" -fflags +bitexact -c:a aac -b:a 128k -f hls \
+  -hls_time 4 -hls_playlist_type vod -hls_segment_type fmp4 -hls_flags single_file \
+  -hls_segment_filename all.m4s index.m3u8)
+grep -q '^#EXT-X-MAP:URI="all.m4s",BYTERANGE="[0-9]*@0"' "$hls/fmp4-single/index.m3u8" \
+  || die "fmp4-single playlist has no EXT-X-MAP with a BYTERANGE"
 while read -r name; do
   [[ $(head -c 1 "$hls/ts/$name" | xxd -p) == 47 ]] || die "ts/$name is not MPEG-TS"
   cp "$hls/ts/$name" "$hls/disguised-ts/${name%.ts}.mp3"
@@ -352,6 +361,9 @@ for d in aac ts fmp4; do
   ffprobe -v error -select_streams a:0 -show_entries stream=sample_rate,channels -of default=noprint_wrappers=1 \
     "$tmp/joined-$d" | sed -e 's/^sample_rate=/rate=/' >"$hls/$d/stream.info"
 done
+# The one file is already the init section and the segments joined.
+ff -i "$hls/fmp4-single/all.m4s" -f s16le -c:a pcm_s16le "$hls/fmp4-single/stream.raw"
+cp "$hls/fmp4/stream.info" "$hls/fmp4-single/stream.info"
 
 # --- live: 2 s segments for the fault server's /hls-live/ ---------------------------------------
 

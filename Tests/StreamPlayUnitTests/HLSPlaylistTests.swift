@@ -339,7 +339,28 @@ struct HLSPlaylistTests {
     @Test("EXT-X-MAP is resolved and carried by each segment it applies to")
     func initializationMap() throws {
         let map = try Self.media("#EXTM3U\n#EXT-X-TARGETDURATION:10\n#EXT-X-MAP:URI=\"init.mp4\"\n#EXTINF:10,\nseg1.m4s\n#EXTINF:10,\nseg2.m4s\n#EXT-X-ENDLIST\n")
-        #expect(map.segments.map(\.initializationMap) == Array(repeating: "https://cdn.example/radio/audio/init.mp4", count: 2))
+        #expect(map.segments.map(\.initializationMap) == Array(repeating: HLSInitializationMap(
+            url: "https://cdn.example/radio/audio/init.mp4", byteRange: nil), count: 2))
+    }
+
+    @Test("EXT-X-MAP's BYTERANGE, quoted or not, with or without its offset; a bad one is a typed error naming it")
+    func initializationMapByteRange() throws {
+        func map(_ attributes: String) throws -> HLSInitializationMap? {
+            try Self.media("#EXTM3U\n#EXT-X-TARGETDURATION:10\n#EXT-X-MAP:\(attributes)\n#EXT-X-BYTERANGE:5000@720\n#EXTINF:10,\nall.mp4\n#EXT-X-ENDLIST\n")
+                .segments[0].initializationMap
+        }
+        let url = "https://cdn.example/radio/audio/all.mp4"
+        #expect(try map("URI=\"all.mp4\",BYTERANGE=\"720@0\"") == HLSInitializationMap(url: url, byteRange: HLSByteRange(offset: 0, length: 720)))
+        #expect(try map("URI=\"all.mp4\",BYTERANGE=720@16") == HLSInitializationMap(url: url, byteRange: HLSByteRange(offset: 16, length: 720)))
+        #expect(try map("BYTERANGE=\"720\",URI=\"all.mp4\"") == HLSInitializationMap(url: url, byteRange: HLSByteRange(offset: 0, length: 720)))
+        for bad in ["0@0", "x@0", "720@y", "720@9223372036854775800"] {
+            do {
+                _ = try map("URI=\"all.mp4\",BYTERANGE=\"\(bad)\"")
+                Issue.record("BYTERANGE \(bad) was taken")
+            } catch {
+                #expect("\(error)".contains("EXT-X-MAP BYTERANGE"), "\(bad): \(error)")
+            }
+        }
     }
 
     @Test("RelativeLocation resolves as a browser would, and refuses other schemes")

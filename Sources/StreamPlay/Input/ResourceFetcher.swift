@@ -8,27 +8,42 @@ enum ResourceFetcher {
     static let limit = 1 << 20
 
     /// - Parameters:
+    ///   - range: the bytes wanted (an init segment's BYTERANGE); `nil` for the whole resource.
+    ///     A server that ignores the Range and sends the resource from its start is read up to
+    ///     the range's end, and the range cut out.
     ///   - wakeUp: what the calling thread sleeps on; whoever makes `shouldStop` true signals it.
     ///   - shouldStop: looked at on every wake-up; `true` aborts the request, so that a stop is
     ///     never held up by a slow server.
-    static func fetch(_ url: String, configuration: PlayerConfiguration, wakeUp: WakeUpSignal,
-                      shouldStop: () -> Bool) throws(PlayerError) -> Data {
+    static func fetch(_ url: String, range: ClosedRange<Int>? = nil, configuration: PlayerConfiguration,
+                      wakeUp: WakeUpSignal, shouldStop: () -> Bool) throws(PlayerError) -> Data {
         let limits = BlockingMediaTransfer.Limits(timeout: configuration.connectTimeout + configuration.stallTimeout,
                                                   byteLimit: limit)
         var data = Data()
+        // Set when a whole body (200) brought the range's last byte: the request ends there.
+        var wholeBodyReachedRange = false
         let (outcome, _) = BlockingMediaTransfer.perform(
-            configuration.mediaRequest(url), on: configuration.transport, clock: configuration.clock, wakeUp: wakeUp,
-            limits: limits, shouldStop: shouldStop
-        ) { bytes, _ in
+            configuration.mediaRequest(url, range: range), on: configuration.transport, clock: configuration.clock,
+            wakeUp: wakeUp, limits: limits, shouldStop: shouldStop
+        ) { bytes, status in
             data.append(contentsOf: bytes)
-            return true
+            guard let range, status == 200, data.count > range.upperBound else { return true }
+            wholeBodyReachedRange = true
+            return false
         }
+        if wholeBodyReachedRange, let range { return data.subdata(in: range.lowerBound..<(range.upperBound + 1)) }
         // Over the limit: cut off at the chunk that crossed it.
         if outcome.interruption == .refused {
-            throw .notAudio(url: RedactedURL.describe(url), reason: "playlist larger than \(limit) bytes")
+            let reason = range.map {
+                "the server ignored the Range request for bytes \($0.lowerBound)-\($0.upperBound), which lie past the first \(limit)"
+            }
+            throw .notAudio(url: RedactedURL.describe(url), reason: reason ?? "playlist larger than \(limit) bytes")
         }
         if let error = outcome.error(url: url, limits: limits, connectTimeout: configuration.connectTimeout) {
             throw error
+        }
+        if let range, data.count != range.count {
+            throw .connectionLost(url: RedactedURL.describe(url),
+                                  reason: "\(data.count) bytes came for the \(range.count) of bytes \(range.lowerBound)-\(range.upperBound)")
         }
         return data
     }

@@ -48,7 +48,7 @@ final class HLSInputSource: InputSource, @unchecked Sendable {
         var skipTo: Int
         var isFirstSegment = true
         /// The EXT-X-MAP init segment written last in this generation.
-        var writtenMap: String?
+        var writtenMap: HLSInitializationMap?
     }
 
     /// The playlist for a live stream starts this many segments from its end (RFC 8216 6.3.3
@@ -243,7 +243,7 @@ final class HLSInputSource: InputSource, @unchecked Sendable {
             return control.hasCommands(since: seenCommands) ? .interrupted : .failed(error)
         }
         // A new init segment starts a new stream for the demuxer, as a discontinuity does.
-        let mapChanged = segment.initializationMap.map { Self.objectPath($0) != job.writtenMap.map(Self.objectPath) } ?? false
+        let mapChanged = segment.initializationMap.map { !Self.isSameMap($0, job.writtenMap) } ?? false
         if (segment.discontinuity || mapChanged) && !job.isFirstSegment {
             control.markDiscontinuity(at: job.position, generation: job.generation)
         }
@@ -252,7 +252,8 @@ final class HLSInputSource: InputSource, @unchecked Sendable {
             // and again wherever the demuxer starts afresh.
             let initialization: Data
             do throws(PlayerError) {
-                initialization = try ResourceFetcher.fetch(map, configuration: configuration, wakeUp: wakeUp) {
+                initialization = try ResourceFetcher.fetch(map.url, range: map.byteRange.map { $0.offset...($0.offset + $0.length - 1) },
+                                                           configuration: configuration, wakeUp: wakeUp) {
                     [control, seenCommands] in
                     control.hasCommands(since: seenCommands)
                 }
@@ -399,6 +400,12 @@ final class HLSInputSource: InputSource, @unchecked Sendable {
     /// segment with a new signature, which is not a new map.
     private static func objectPath(_ url: String) -> Substring {
         url.prefix { $0 != "?" }
+    }
+
+    /// Whether `map` is the init segment `written` was, signed anew or not.
+    private static func isSameMap(_ map: HLSInitializationMap, _ written: HLSInitializationMap?) -> Bool {
+        guard let written else { return false }
+        return objectPath(map.url) == objectPath(written.url) && map.byteRange == written.byteRange
     }
 
     /// The most bytes written to the ring at once: well below its smallest capacity.

@@ -93,8 +93,18 @@ struct HLSSegment: Sendable, Equatable {
     var key: HLSKey?
     /// Whether an EXT-X-DISCONTINUITY came right before it (a new stream starts here).
     var discontinuity: Bool
-    /// The absolute URI of the EXT-X-MAP in force (an fMP4 initialization section), if any.
-    var initializationMap: String?
+    /// The EXT-X-MAP in force (an fMP4 initialization section), if any.
+    var initializationMap: HLSInitializationMap?
+}
+
+/// An EXT-X-MAP: where the initialization section the segments after it need is.
+struct HLSInitializationMap: Sendable, Equatable {
+    /// The absolute URI.
+    var url: String
+    /// Its BYTERANGE: the part of `url` that is the section (a stream kept in one file, as
+    /// `ffmpeg -hls_flags single_file` and Apple's byte-range packaging make); nil for the
+    /// whole resource.
+    var byteRange: HLSByteRange?
 }
 
 /// A sub-range of a resource, in bytes (EXT-X-BYTERANGE).

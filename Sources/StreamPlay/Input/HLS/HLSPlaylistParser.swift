@@ -240,8 +240,8 @@ private struct HLSMediaPlaylistReader {
     // Until the next tag of the kind.
     /// The EXT-X-KEY in force (nil: clear).
     private var key: HLSKey?
-    /// The EXT-X-MAP URI in force.
-    private var initializationMap: String?
+    /// The EXT-X-MAP in force.
+    private var initializationMap: HLSInitializationMap?
 
     /// A reader for the playlist `context` names.
     init(context: HLSParseContext) {
@@ -290,10 +290,23 @@ private struct HLSMediaPlaylistReader {
         case "#EXT-X-KEY":
             key = try self.key(HLSAttributeList(tag.value), line: line.number)
         case "#EXT-X-MAP":
-            guard let uri = HLSAttributeList(tag.value)["URI"], !uri.isEmpty else {
+            let attributes = HLSAttributeList(tag.value)
+            guard let uri = attributes["URI"], !uri.isEmpty else {
                 throw context.invalid("line \(line.number): EXT-X-MAP without URI")
             }
-            initializationMap = try context.resolve(uri, line: line.number)
+            // RFC 8216 4.3.2.5: BYTERANGE is "<n>[@<o>]" like EXT-X-BYTERANGE's, but has no
+            // previous sub-range to follow on from: without @o it starts at byte 0 (RFC
+            // 8216bis makes @o required). Some packagers leave the quotes out; both are read.
+            var byteRange: HLSByteRange?
+            if let value = attributes["BYTERANGE"] {
+                let pending = try self.byteRange(Substring(value), line: line.number, tag: "EXT-X-MAP BYTERANGE")
+                let offset = pending.offset ?? 0
+                guard offset <= Int.max - pending.length else {
+                    throw context.invalid("line \(line.number): EXT-X-MAP BYTERANGE out of range")
+                }
+                byteRange = HLSByteRange(offset: offset, length: pending.length)
+            }
+            initializationMap = HLSInitializationMap(url: try context.resolve(uri, line: line.number), byteRange: byteRange)
         default:
             // Tags this player has no use for (PROGRAM-DATE-TIME, INDEPENDENT-SEGMENTS, ...).
             break
@@ -352,16 +365,16 @@ private struct HLSMediaPlaylistReader {
         return HLSByteRange(offset: offset, length: pending.length)
     }
 
-    /// The EXT-X-BYTERANGE value "<n>[@<o>]".
-    private func byteRange(_ value: Substring, line: Int) throws(PlayerError) -> HLSPendingByteRange {
+    /// A byte range "<n>[@<o>]", the value of `tag` (for errors).
+    private func byteRange(_ value: Substring, line: Int, tag: String = "EXT-X-BYTERANGE") throws(PlayerError) -> HLSPendingByteRange {
         let parts = value.trimmingWhitespace().split(separator: "@", maxSplits: 1, omittingEmptySubsequences: false)
         // A zero length would make an empty (and, as an HTTP Range, invalid) request.
         guard let length = HLSPlaylistParser.decimalInteger(parts[0]), length > 0 else {
-            throw context.invalid("line \(line): EXT-X-BYTERANGE length is not a positive number")
+            throw context.invalid("line \(line): \(tag) length is not a positive number")
         }
         guard parts.count == 2 else { return HLSPendingByteRange(length: length, offset: nil, line: line) }
         guard let offset = HLSPlaylistParser.decimalInteger(parts[1]) else {
-            throw context.invalid("line \(line): EXT-X-BYTERANGE offset is not a non-negative number")
+            throw context.invalid("line \(line): \(tag) offset is not a non-negative number")
         }
         return HLSPendingByteRange(length: length, offset: offset, line: line)
     }
