@@ -136,13 +136,13 @@ swift package benchmark --target StreamPlayBenchmarks --no-progress --format mar
     -e '/^Note: skipping LD_PRELOAD/d' "$tmp/micro.out"
 } >"$out/micro.md"
 
-# A full run of every scenario (no --scenarios; --rounds and the like still run them all) puts
-# its summary into the README, between the markers.
-every_scenario=1
+# A full run (every scenario and every player: no --scenarios, no --players; --rounds still
+# runs them all) puts its summary into the README, between the markers.
+full_run=1
 for arg in "${args[@]}"; do
-  [[ $arg == --scenarios || $arg == --scenarios=* ]] && every_scenario=0
+  case $arg in --scenarios | --scenarios=* | --players | --players=*) full_run=0 ;; esac
 done
-if [[ $smoke -eq 0 && $every_scenario -eq 1 ]]; then
+if [[ $smoke -eq 0 && $full_run -eq 1 ]]; then
   python3 - "$root/README.md" "$out/summary.md" <<'PY'
 import sys
 readme_path, summary_path = sys.argv[1], sys.argv[2]

@@ -132,7 +132,7 @@ struct ScriptedHLSTests {
         #expect(SampleDifference.between(play.samples, (try await ScriptedPlay.reference()).samples) == nil)
     }
 
-    @Test("an init section's Range ignored by the server is cut out of the whole body, which is not read past it")
+    @Test("an init section's Range ignored by the server is cut out of the whole body")
     func initializationMapRangeIgnored() async throws {
         let (server, initialization, _) = Self.singleFileServer { "URI=\"all.mp3\",BYTERANGE=\"\($0.count)@\($0.lowerBound)\"" }
         server.script("https://media.test/hls/all.mp3", .ignoringRange)
@@ -140,6 +140,20 @@ struct ScriptedHLSTests {
         #expect(play.state.hasEnded, "\(play.state)")
         #expect(server.requests(to: "https://media.test/hls/all.mp3").first?.rangeEnd == initialization.upperBound)
         #expect(SampleDifference.between(play.samples, (try await ScriptedPlay.reference()).samples) == nil)
+    }
+
+    @Test("an init section past the end of a whole body sent for its Range fails the play, naming where the body ended")
+    func initializationMapPastTheEnd() async throws {
+        let end = Self.track.count
+        let (server, _, _) = Self.singleFileServer { _ in "URI=\"all.mp3\",BYTERANGE=\"1000@\(end)\"" }
+        server.script("https://media.test/hls/all.mp3", .ignoringRange)
+        let play = try await ScriptedPlay.play(server, url: Self.playlistURL)
+        guard case .failed(let error) = play.state else {
+            Issue.record("played with an init section the server never sent: \(play.state)")
+            return
+        }
+        #expect("\(error)".contains("ended at byte \(end), before bytes \(end)-\(end + 999)"), "\(error)")
+        #expect(play.samples.isEmpty, "\(play.samples.count) samples played")
     }
 
     @Test("a segment whose connection breaks is resumed at the byte it stopped at: no sample lost or repeated")

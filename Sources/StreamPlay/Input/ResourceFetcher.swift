@@ -16,8 +16,11 @@ enum ResourceFetcher {
     ///     never held up by a slow server.
     static func fetch(_ url: String, range: ClosedRange<Int>? = nil, configuration: PlayerConfiguration,
                       wakeUp: WakeUpSignal, shouldStop: () -> Bool) throws(PlayerError) -> Data {
+        // A range is read to its end even from a server that sends the resource from its start
+        // (with a chunk's slack: the early stop below comes at the chunk that reaches it).
+        let byteLimit = range.map { $0.upperBound + 1 + BlockingMediaTransfer.bufferLimit } ?? limit
         let limits = BlockingMediaTransfer.Limits(timeout: configuration.connectTimeout + configuration.stallTimeout,
-                                                  byteLimit: limit)
+                                                  byteLimit: byteLimit)
         var data = Data()
         // Set when a whole body (200) brought the range's last byte: the request ends there.
         var wholeBodyReachedRange = false
@@ -30,20 +33,22 @@ enum ResourceFetcher {
             wholeBodyReachedRange = true
             return false
         }
+        let redacted = RedactedURL.describe(url)
         if wholeBodyReachedRange, let range { return data.subdata(in: range.lowerBound..<(range.upperBound + 1)) }
         // Over the limit: cut off at the chunk that crossed it.
         if outcome.interruption == .refused {
-            let reason = range.map {
-                "the server ignored the Range request for bytes \($0.lowerBound)-\($0.upperBound), which lie past the first \(limit)"
-            }
-            throw .notAudio(url: RedactedURL.describe(url), reason: reason ?? "playlist larger than \(limit) bytes")
+            let reason = range.map { "more than \(byteLimit) bytes came for bytes \($0.lowerBound)-\($0.upperBound)" }
+            throw .notAudio(url: redacted, reason: reason ?? "playlist larger than \(limit) bytes")
         }
         if let error = outcome.error(url: url, limits: limits, connectTimeout: configuration.connectTimeout) {
             throw error
         }
-        if let range, data.count != range.count {
-            throw .connectionLost(url: RedactedURL.describe(url),
-                                  reason: "\(data.count) bytes came for the \(range.count) of bytes \(range.lowerBound)-\(range.upperBound)")
+        // The whole resource (200) ended before the range did, or the range (206) came short or
+        // long: either way these are not the bytes asked for.
+        if let range, outcome.status == 200 || data.count != range.count {
+            throw .connectionLost(url: redacted, reason: outcome.status == 200
+                ? "the resource ended at byte \(data.count), before bytes \(range.lowerBound)-\(range.upperBound)"
+                : "\(data.count) bytes came for the \(range.count) of bytes \(range.lowerBound)-\(range.upperBound)")
         }
         return data
     }
