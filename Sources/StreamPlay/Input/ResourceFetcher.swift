@@ -18,7 +18,9 @@ enum ResourceFetcher {
                       wakeUp: WakeUpSignal, shouldStop: () -> Bool) throws(PlayerError) -> Data {
         // A range is read to its end even from a server that sends the resource from its start
         // (with a chunk's slack: the early stop below comes at the chunk that reaches it).
-        let byteLimit = range.map { $0.upperBound + 1 + BlockingMediaTransfer.bufferLimit } ?? limit
+        // (The parser bounds a range's end below Int.max; the slack must not overflow it.)
+        let byteLimit = range.map { min($0.upperBound, Int.max - 1 - BlockingMediaTransfer.bufferLimit) + 1
+            + BlockingMediaTransfer.bufferLimit } ?? limit
         let limits = BlockingMediaTransfer.Limits(timeout: configuration.connectTimeout + configuration.stallTimeout,
                                                   byteLimit: byteLimit)
         var data = Data()
