@@ -15,6 +15,15 @@ final class MonitorRecorder {
     private var process = Process()
     private var silence = Process()
 
+    /// The recording's latency. On PipeWire the lowest latency any stream asks for sets the
+    /// graph's quantum for all of them: 20 ms made it 512 frames, and on a slow 2-core machine
+    /// the graph then dropped or repeated a quantum now and then, more so after a restart
+    /// (seen in fresh-clone runs as ±512-frame shifts in the recording). 100 ms leaves the
+    /// quantum at its default, 1024. The PulseAudio daemon has no such graph.
+    var latencyMilliseconds: Int {
+        server != nil && server == ProcessInfo.processInfo.environment["STREAMPLAY_TEST_PIPEWIRE_SERVER"] ? 100 : 20
+    }
+
     init(sink: String, server: String? = nil, sampleRate: Int = 44100, channels: Int = 2) {
         self.sink = sink
         self.server = server
@@ -57,7 +66,7 @@ final class MonitorRecorder {
         process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = ["parec"] + serverArguments + ["-d", "\(sink).monitor", "--raw", "--format=s16le",
-                             "--rate=\(sampleRate)", "--channels=\(channels)", "--latency-msec=20"]
+                             "--rate=\(sampleRate)", "--channels=\(channels)", "--latency-msec=\(latencyMilliseconds)"]
         process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
         try process.run()
     }
