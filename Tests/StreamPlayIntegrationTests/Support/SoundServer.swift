@@ -19,10 +19,11 @@ struct SoundServer: Sendable, CustomStringConvertible {
     let alteredTailSignalToNoise: Double?
     /// How many times a monitor comparison that fails is played again before it counts. PipeWire's
     /// pulse server, in rare runs (twice in the fresh-clone runs of 2026-11-27 and -28, once under
-    /// Thread Sanitizer), records a quantum (512 frames) more or less of the track partway through
-    /// a play, with no underflow and no silence; the same engine on the PulseAudio daemon never has,
-    /// so the cause is taken to be in PipeWire's graph, not found. A glitch is printed; one
-    /// that comes twice in a row fails.
+    /// Thread Sanitizer), recorded a quantum (512 frames) more or less of the track partway through
+    /// a play, with no underflow and no silence; the same engine on the PulseAudio daemon never has.
+    /// The likely cause, the recorder's 20 ms latency shrinking PipeWire's quantum, is gone (see
+    /// ``MonitorRecorder/latencyMilliseconds``); the retry stays for what is left. A glitch is
+    /// printed; one that comes twice in a row fails.
     let glitchRetries: Int
 
     var description: String { name }
