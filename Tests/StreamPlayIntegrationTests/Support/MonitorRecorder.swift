@@ -16,10 +16,10 @@ final class MonitorRecorder {
     private var silence = Process()
 
     /// The recording's latency. On PipeWire the lowest latency any stream asks for sets the
-    /// graph's quantum for all of them: 20 ms made it 512 frames, and on a slow 2-core machine
-    /// the graph then dropped or repeated a quantum now and then, more so after a restart
-    /// (seen in fresh-clone runs as ±512-frame shifts in the recording). 100 ms leaves the
-    /// quantum at its default, 1024. The PulseAudio daemon has no such graph.
+    /// graph's quantum for all of them: 20 ms (882 frames) would bring it down to 512, and on a
+    /// slow 2-core machine the graph then dropped or repeated a quantum now and then, more so
+    /// after a restart (seen in fresh-clone runs as ±512-frame shifts in the recording). 100 ms
+    /// leaves the quantum at its default, 1024. The PulseAudio daemon has no such graph.
     var latencyMilliseconds: Int {
         server != nil && server == ProcessInfo.processInfo.environment["STREAMPLAY_TEST_PIPEWIRE_SERVER"] ? 100 : 20
     }
