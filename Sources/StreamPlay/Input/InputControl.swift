@@ -22,6 +22,10 @@ final class InputControl: Sendable {
 
     private let state = Mutex(State())
     /// Bumped by every command, so that the input thread takes the lock only when there is one.
+    /// It is bumped, and read by ``takeCommands(since:)``, with the lock held: the version the
+    /// input thread records is then always that of the commands it took. (Read before the lock,
+    /// a restart given in between was taken under the older version; the input thread then saw
+    /// it once more as a new command, and an HLS segment was read, and played, twice.)
     private let commandVersion = Atomic<Int>(0)
     private let notifyDecoder: @Sendable () -> Void
 
@@ -35,8 +39,8 @@ final class InputControl: Sendable {
         state.withEngineLock {
             $0.pendingRestart = restart
             $0.outcome = nil
+            commandVersion.add(1, ordering: .releasing)
         }
-        commandVersion.add(1, ordering: .releasing)
     }
 
     /// The first offset at or after `offset` where `generation`'s bytes begin a new stream
@@ -49,8 +53,10 @@ final class InputControl: Sendable {
     }
 
     func requestStop() {
-        state.withEngineLock { $0.stopRequested = true }
-        commandVersion.add(1, ordering: .releasing)
+        state.withEngineLock {
+            $0.stopRequested = true
+            commandVersion.add(1, ordering: .releasing)
+        }
     }
 
     /// Response facts, once the first response arrived.
@@ -72,10 +78,9 @@ final class InputControl: Sendable {
     /// taken only when a command came since `seen` (the version the input thread last saw),
     /// not on every turn of the input loop.
     func takeCommands(since seen: inout Int) -> (stop: Bool, restart: Restart?) {
-        let version = commandVersion.load(ordering: .acquiring)
-        guard version != seen else { return (false, nil) }
-        seen = version
+        guard commandVersion.load(ordering: .acquiring) != seen else { return (false, nil) }
         return state.withEngineLock { state in
+            seen = commandVersion.load(ordering: .acquiring)
             defer { state.pendingRestart = nil }
             return (state.stopRequested, state.pendingRestart)
         }
@@ -90,7 +95,8 @@ final class InputControl: Sendable {
     func markDiscontinuity(at offset: Int, generation: Int) {
         state.withEngineLock { state in
             if state.discontinuities?.generation != generation { state.discontinuities = (generation, []) }
-            state.discontinuities?.offsets.append(offset)
+            // A segment read again after an interruption marks its offset again.
+            if state.discontinuities?.offsets.last != offset { state.discontinuities?.offsets.append(offset) }
         }
     }
 

@@ -121,6 +121,13 @@ final class HLSInputSource: InputSource, @unchecked Sendable {
                     job?.nextSequence += 1
                     job?.isFirstSegment = false
                 case .interrupted:
+                    // A restart replaces the job at the top of the loop, a stop ends it. Should
+                    // the command have asked nothing of this generation, the segment is read
+                    // again from its start, and what it already wrote is dropped, not played twice.
+                    if let reached = job?.position {
+                        job = current
+                        job?.skipTo = max(current.skipTo, reached)
+                    }
                     continue
                 case .failed(let error):
                     // A live segment that is gone (the window moved on while the buffer was
