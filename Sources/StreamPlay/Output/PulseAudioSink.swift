@@ -246,6 +246,8 @@ public final class PulseAudioSink: AudioSink, @unchecked Sendable {
             pa_threaded_mainloop_unlock(mainloop)
         }
 
+        // On the real clock, not `PlayerConfiguration.clock`: that one times the input, which a
+        // test scripts; the sound server's return is a real process's, timed as it happens.
         let deadline = ContinuousClock.now + .seconds(reconnectTimeout)
         var last = error
         while true {

@@ -31,14 +31,15 @@ extension PlaybackSession {
         var gate = OutputGate()
         var endFrame: Int?
         var durationReported = false
-        var draining = false
+        /// The end of the track, once its last audio is decoded: what the decode loop carries
+        /// out instead of decoding.
+        var ending = TrackEnding()
         /// A seek is searching inside a decoder that reads its input itself: libavformat's
         /// bisection of a FLAC without a seek table or of an Ogg, one Range restart per step.
         /// The audio still queued may run out meanwhile; that must not start a rebuffer, whose
         /// refill every step of the search would then wait for. ``land(at:format:state:)``
         /// flushes the sink and starts output over once the search is done.
         var searching = false
-        var failure: PlayerError?
         var recoveries = 0
         /// The sink was opened (see ``attach(format:state:)``).
         var attached = false

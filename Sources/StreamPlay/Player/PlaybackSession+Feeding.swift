@@ -1,5 +1,6 @@
 // Moving input bytes into the decoder: sniffing the first bytes, skipping, resyncing after
-// damage, restarting the input, and measuring the transfer for rebuffers.
+// damage, waiting for input (and starting a rebuffer), restarting the input, and measuring the
+// transfer for rebuffers.
 
 extension PlaybackSession {
     /// Damaged stretches survived in one track before the play fails.
@@ -156,6 +157,26 @@ extension PlaybackSession {
         case .needMore, .unrecognised:
             throw .notAudio(url: location.description,
                             reason: "no MPEG audio frames and no known container in the first \(held.count) bytes")
+        }
+    }
+
+    /// No input is waiting and more will come: wakes again before the sink's queue runs out,
+    /// and pauses it to refill rather than let the sound server underflow again and again.
+    func awaitInput(decoder: any AudioDecoder, state: inout DecodeState) {
+        var timeout = 0.5
+        if let format = decoder.format, state.gate.isStarted, !state.gate.isRebuffering, !state.searching,
+           sink.isRealTime, !isPaused {
+            let spare = sink.latencyFrames - format.frames(forSeconds: OutputGate.underrunThreshold)
+            let actions = state.gate.starving(spareFrames: spare, at: .now)
+            if !actions.isEmpty {
+                carryOut(actions)
+                logger.debug("rebuffering", metadata: ["location": "\(location)"])
+                return
+            }
+            timeout = min(timeout, max(0.005, format.seconds(forFrames: spare)))
+        }
+        if !ring.announceConsumerWaiting(generation: state.generation) {
+            wake.wait(timeout: timeout)
         }
     }
 

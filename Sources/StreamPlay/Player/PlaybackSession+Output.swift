@@ -151,33 +151,44 @@ extension PlaybackSession {
         min(format.frames(forSeconds: configuration.prebuffer), sink.queueCapacityFrames / 2)
     }
 
-    /// Lets the sink play out what it holds. Returns `true` when done, `false` if interrupted.
+    /// Carries out the track's ending (``TrackEnding``), step by step: output started if it
+    /// never was, the pause waited out, the sink offered to the next track, the drain.
+    /// - Returns: `true` when the play is over (ended, or handed off), `false` when a command
+    ///   cut it short and the decode loop takes it first.
     func finishPlayback(state: inout DecodeState) throws(PlayerError) -> Bool {
-        guard state.attached else {
-            // No audio was ever decoded: nothing to play out, and the sink is not this track's.
-            if let failure = state.failure { throw failure }
-            return true
-        }
-        if !state.gate.isStarted { carryOut(state.gate.start()) }
-        decide { $0.drainBegan() }
-        if isPaused && sink.isRealTime {
-            // Draining a corked stream waits for the resume; the wait is interruptible.
-            wake.wait(timeout: 0.25)
-            return false
-        }
-        if state.failure == nil, let format = state.format, state.attached {
-            if !state.nearingEndReported {
+        while true {
+            if state.gate.isStarted { decide { $0.drainBegan() } }
+            let facts = TrackEnding.Facts(
+                attached: state.attached, outputStarted: state.gate.isStarted,
+                pausedOnRealTimeSink: isPaused && sink.isRealTime, formatKnown: state.format != nil,
+                nearingEndReported: state.nearingEndReported, canHandOff: handOff != nil)
+            switch state.ending.next(facts) {
+            case .finish(let final):
+                if case .failed(let error) = final { throw error }
+                return true
+            case .startOutput:
+                carryOut(state.gate.start())
+            case .waitForResume:
+                // Interruptible: a resume, a seek or a stop signals `wake`.
+                wake.wait(timeout: 0.25)
+                return false
+            case .reportNearingEnd:
                 state.nearingEndReported = true
                 report(.nearingEnd)
-            }
-            if let handOff, handOff(format) {
-                // The next track writes on into the sink: no drain, no gap.
-                handedOff.store(true, ordering: .releasing)
+            case .offerHandOff:
+                if let handOff, let format = state.format, handOff(format) {
+                    // The next track writes on into the sink: no drain, no gap.
+                    handedOff.store(true, ordering: .releasing)
+                    return true
+                }
+            case .drainSink:
+                guard try sink.drain() else {
+                    state.ending.drainInterrupted()
+                    return false
+                }
+                if case .failed(let error) = state.ending.drained() { throw error }
                 return true
             }
         }
-        guard try sink.drain() else { return false }
-        if let failure = state.failure { throw failure }
-        return true
     }
 }

@@ -82,8 +82,7 @@ extension PlaybackSession {
         baseFrame.store(frame, ordering: .releasing)
         framesWritten.store(0, ordering: .releasing)
         state.rebase = true
-        state.draining = false
-        state.failure = nil
+        state.ending.cancel()
         decide { $0.seeked() }
         report(.seeked(format.seconds(forFrames: frame)))
     }

@@ -285,7 +285,7 @@ final class PlaybackSession: QueueSession, @unchecked Sendable {
                 seek = target
                 paused = isPaused
             }
-            if let seek { state.pendingSeek = seek; state.draining = false }
+            if let seek { state.pendingSeek = seek; state.ending.suspend() }
             if let target = state.pendingSeek, let format = decoder.format {
                 try performSeek(to: target, format: format, decoder: decoder, state: &state)
             }
@@ -304,7 +304,7 @@ final class PlaybackSession: QueueSession, @unchecked Sendable {
                     report(.duration(duration))
                 }
             }
-            if state.draining {
+            if state.ending.isEnding {
                 if try finishPlayback(state: &state) { return .ended }
                 continue
             }
@@ -351,7 +351,7 @@ final class PlaybackSession: QueueSession, @unchecked Sendable {
                     state.discardBeforeFrame = nil
                 }
                 if try deliver(pcm: chunk, firstFrame: firstFrame, format: format, state: &state) {
-                    state.draining = true
+                    state.ending.begin()
                 }
             case .needMore:
                 if try feed(decoder, buffer: inputBuffer, state: &state) {
@@ -383,31 +383,9 @@ final class PlaybackSession: QueueSession, @unchecked Sendable {
     func follow(_ verdict: TrackEndPlanner.Verdict, state: inout DecodeState) throws(PlayerError) {
         switch verdict {
         case .decodeRest: return
-        case .drain: state.draining = true
-        case .drainThenFail(let error):
-            state.failure = error
-            state.draining = true
+        case .drain: state.ending.begin()
+        case .drainThenFail(let error): state.ending.begin(failure: error)
         case .fail(let error): throw error
-        }
-    }
-
-    /// No input is waiting and more will come: wakes again before the sink's queue runs out,
-    /// and pauses it to refill rather than let the sound server underflow again and again.
-    func awaitInput(decoder: any AudioDecoder, state: inout DecodeState) {
-        var timeout = 0.5
-        if let format = decoder.format, state.gate.isStarted, !state.gate.isRebuffering, !state.searching,
-           sink.isRealTime, !isPaused {
-            let spare = sink.latencyFrames - format.frames(forSeconds: OutputGate.underrunThreshold)
-            let actions = state.gate.starving(spareFrames: spare, at: .now)
-            if !actions.isEmpty {
-                carryOut(actions)
-                logger.debug("rebuffering", metadata: ["location": "\(location)"])
-                return
-            }
-            timeout = min(timeout, max(0.005, format.seconds(forFrames: spare)))
-        }
-        if !ring.announceConsumerWaiting(generation: state.generation) {
-            wake.wait(timeout: timeout)
         }
     }
 
