@@ -22,6 +22,11 @@ SP_FFMPEG_FUNCTION(avformat, const AVInputFormat *, av_find_input_format, (const
 SP_FFMPEG_FUNCTION(avformat, uint8_t *, av_stream_get_side_data, (const AVStream *stream, enum AVPacketSideDataType type, size_t *size), (stream, type, size))
 SP_FFMPEG_FUNCTION_CONST_VARIES(avformat, AVIOContext *, avio_alloc_context, (unsigned char *buffer, int buffer_size, int write_flag, void *opaque, int (*read_packet)(void *opaque, uint8_t *buf, int buf_size), int (*write_packet)(void *opaque, uint8_t *buf, int buf_size), int64_t (*seek)(void *opaque, int64_t offset, int whence)), (buffer, buffer_size, write_flag, opaque, read_packet, write_packet, seek))
 SP_FFMPEG_PROCEDURE(avformat, avio_context_free, (AVIOContext **s), (s))
+SP_FFMPEG_FUNCTION(avformat, int64_t, avio_seek, (AVIOContext *s, int64_t offset, int whence), (s, offset, whence))
+SP_FFMPEG_FUNCTION(avformat, int, avio_read, (AVIOContext *s, unsigned char *buf, int size), (s, buf, size))
+SP_FFMPEG_FUNCTION(avformat, int, av_index_search_timestamp, (AVStream *st, int64_t timestamp, int flags), (st, timestamp, flags))
+SP_FFMPEG_FUNCTION(avformat, int, avformat_index_get_entries_count, (const AVStream *st), (st))
+SP_FFMPEG_FUNCTION(avformat, const AVIndexEntry *, avformat_index_get_entry, (AVStream *st, int idx), (st, idx))
 
 // libavcodec
 SP_FFMPEG_FUNCTION(avcodec, AVCodecContext *, avcodec_alloc_context3, (const AVCodec *codec), (codec))

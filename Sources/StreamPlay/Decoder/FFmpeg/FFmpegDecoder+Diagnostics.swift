@@ -26,6 +26,16 @@ extension FFmpegDecoder {
         return sp_av_stream_get_side_data(stream, AV_PKT_DATA_ENCRYPTION_INIT_INFO, &size) != nil
     }
 
+    /// A decoding failure: what the decoder was doing, in FFmpeg's words for `code`.
+    func failure(_ doing: String, _ code: Int32) -> PlayerError {
+        .decodingFailed(reason: "\(doing): \(Self.describe(code))")
+    }
+
+    /// Seconds to a tenth, for a message.
+    static func seconds(_ value: Double) -> String {
+        "\((value * 10).rounded() / 10) s"
+    }
+
     /// FFmpeg's words for one of its error codes.
     static func describe(_ code: Int32) -> String {
         var text = [CChar](repeating: 0, count: 128)

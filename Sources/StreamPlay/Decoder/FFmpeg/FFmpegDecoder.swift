@@ -200,7 +200,17 @@ final class FFmpegDecoder: AudioDecoder {
         var timestamp = sp_av_rescale_q(Int64(start), AVRational(num: 1, den: Int32(format.sampleRate)), stream.time_base)
         if stream.start_time != Int64(bitPattern: UInt64(0x8000000000000000)) { timestamp += stream.start_time }
         io.clearInterrupt()
-        let result = sp_avformat_seek_file(formatContext, streamIndex, Int64.min, timestamp, timestamp, 0)
+        // A FLAC is searched by its frame headers (see FLACSeekSearch), then entered by a byte
+        // seek; anything else by libavformat's own search.
+        let landing = if case .flac = container {
+            Self.flacLanding(at: start, context: formatContext, streamIndex: streamIndex, inputLength: inputLength)
+        } else { FLACLanding.unavailable }
+        let result = switch landing {
+        case .frame(let frame):
+            sp_avformat_seek_file(formatContext, streamIndex, Int64(frame.offset), Int64(frame.offset), Int64(frame.offset), AVSEEK_FLAG_BYTE)
+        case .unavailable:
+            io.interrupted ? 0 : sp_avformat_seek_file(formatContext, streamIndex, Int64.min, timestamp, timestamp, 0)
+        }
         if io.interrupted {
             // A stop (or another seek) came while the demuxer searched: the session carries it out.
             io.clearInterrupt()
@@ -462,10 +472,6 @@ final class FFmpegDecoder: AudioDecoder {
     /// Audio missing at the end that still counts as complete (encoder padding, rounding).
     private static let truncationTolerance = 0.25
 
-    private static func seconds(_ value: Double) -> String {
-        "\((value * 10).rounded() / 10) s"
-    }
-
     /// A chained stream begins with the packet at input offset `position` when a comment
     /// header was read before it; the stream's names wait for its first decoded audio.
     private func takeChainTags(at position: Int64) {
@@ -477,10 +483,6 @@ final class FFmpegDecoder: AudioDecoder {
     }
 
     // MARK: Errors
-
-    private func failure(_ doing: String, _ code: Int32) -> PlayerError {
-        .decodingFailed(reason: "\(doing): \(Self.describe(code))")
-    }
 
     private var isMP4: Bool {
         if case .mp4 = container { true } else { false }
