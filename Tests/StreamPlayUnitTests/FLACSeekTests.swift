@@ -164,6 +164,15 @@ struct FLACSeekTests {
         #expect(search.landing == stream.frames[20])
     }
 
+    @Test("a bracket with no room for another frame needs no read")
+    func noRoom() {
+        var search = FLACSeekSearch(target: 50_000, lower: .init(offset: 100, sample: 0),
+                                    upperOffset: 101, upperSample: 4608 * 20, closeEnough: 100, window: 30_000)
+        let offset = search.nextRead()
+        #expect(offset == nil)
+        #expect(search.landing == .init(offset: 100, sample: 0))
+    }
+
     @Test("a read inside the bracket that finds no frame abandons the search")
     func noFrame() {
         var search = FLACSeekSearch(target: 10_000_000, lower: .init(offset: 100, sample: 0),

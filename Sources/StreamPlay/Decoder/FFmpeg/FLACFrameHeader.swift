@@ -127,14 +127,13 @@ struct FLACFrameHeader: Equatable, Sendable {
         }
         // A candidate is a frame when a later candidate starts at its end in samples; a false
         // sync inside a frame's data is skipped over that way.
-        var frames: [(offset: Int, header: FLACFrameHeader)] = []
-        for (position, candidate) in candidates.enumerated() {
+        // (By the last offset each first sample is seen at: one pass, however many candidates.)
+        var lastOffsetOfSample: [Int: Int] = [:]
+        for candidate in candidates { lastOffsetOfSample[candidate.header.firstSample] = candidate.offset }
+        return candidates.filter { candidate in
             let end = candidate.header.firstSample + candidate.header.blockSize
-            if candidates[(position + 1)...].contains(where: { $0.header.firstSample == end && $0.offset > candidate.offset }) {
-                frames.append(candidate)
-            }
+            return lastOffsetOfSample[end].map { $0 > candidate.offset } ?? false
         }
-        return frames
     }
 
     /// Sample sizes by header code; `nil` for "as STREAMINFO says" (and the reserved code 3).

@@ -60,8 +60,10 @@ struct FLACSeekSearch: Sendable {
         if target - landing.sample <= closeEnough { return nil }
         let span = upperOffset - landing.offset
         if span <= window {
-            // One read sees every frame left between the landing and the bound.
+            // One read sees every frame left between the landing and the bound (if a frame
+            // can fit there at all).
             finished = true
+            guard span > 1 else { return nil }
             reads += 1
             return landing.offset + 1
         }
