@@ -68,12 +68,20 @@ enum PositionAccuracy: Scenario {
             }
             context.settle(sink)
             let readings = try playWithReadings(context.httpURL(file, tag: context.nextTrialTag()), sink: sink, length: length)
-            let libraryErrors = Self.errors(of: readings, sink: sink, reference: reference)
+            let matched = Self.matchedErrors(of: readings, sink: sink, reference: reference)
+            let libraryErrors = matched.map(\.error)
             record(libraryErrors, of: readings.count, as: .library, round: round, in: result)
             if context.hasPositionProbe {
                 let corrected = methodOffset.map { offset in libraryErrors.map { abs($0 - offset) } } ?? []
                 result.record(.library, "correctedMedian", round: round, Summary(corrected)?.median)
                 result.record(.library, "correctedWorst", round: round, corrected.max())
+            }
+            // Where the worst reading of the round came from, against the method's offset.
+            let offset = methodOffset ?? 0
+            if let worst = matched.max(by: { abs($0.error - offset) < abs($1.error - offset) }) {
+                let error = MarkdownReport.format(worst.error - offset, "ms")
+                let since = MarkdownReport.format(worst.reading.sinceEvent * 1000, "ms")
+                result.notes.append("Round \(round + 1), library: the worst reading, \(error)\(methodOffset == nil ? "" : " corrected"), came \(since) after \(worst.reading.stretch).")
             }
         }
         return result
@@ -81,9 +89,15 @@ enum PositionAccuracy: Scenario {
 
     /// Each reading's error in ms (reported minus heard), for those whose heard position was found.
     private static func errors(of readings: [Reading], sink: BenchSink, reference: [Int16]) -> [Double] {
+        matchedErrors(of: readings, sink: sink, reference: reference).map(\.error)
+    }
+
+    /// The readings whose heard position was found, each with its error in ms.
+    private static func matchedErrors(of readings: [Reading], sink: BenchSink,
+                                      reference: [Int16]) -> [(reading: Reading, error: Double)] {
         readings.compactMap { reading in
             heardPosition(at: reading.time, near: reading.position, sink: sink, reference: reference)
-                .map { (reading.position - $0) * 1000 }
+                .map { (reading, (reading.position - $0) * 1000) }
         }
     }
 
@@ -128,6 +142,10 @@ enum PositionAccuracy: Scenario {
     private struct Reading {
         let time: Double
         let position: Double
+        /// The stretch of the play it was read in (after the pause, after a seek), and how
+        /// long after that stretch's event: where the worst readings come from.
+        var stretch = ""
+        var sinceEvent = 0.0
     }
 
     private static func playWithReadings(_ url: String, sink: BenchSink, length: Double) throws -> [Reading] {
@@ -136,28 +154,30 @@ enum PositionAccuracy: Scenario {
         player.play(.remote(url))
         try waitFor(player, .playing)
         var readings: [Reading] = []
-        func read(for seconds: Double) {
+        func read(for seconds: Double, after stretch: String) {
+            let event = MonotonicClock.now()
             MonotonicClock.sleep(0.3)
             let end = MonotonicClock.now() + seconds
             while MonotonicClock.now() < end {
                 let before = MonotonicClock.now()
                 guard let position = player.position else { continue }
                 let after = MonotonicClock.now()
-                readings.append(Reading(time: (before + after) / 2, position: position))
+                readings.append(Reading(time: (before + after) / 2, position: position, stretch: stretch,
+                                        sinceEvent: (before + after) / 2 - event))
                 MonotonicClock.sleep(Double.random(in: 0.05...0.15))
             }
         }
-        read(for: 3)
+        read(for: 3, after: "the start")
         player.pause()
         MonotonicClock.sleep(1)
         player.resume()
-        read(for: 3)
+        read(for: 3, after: "the resume")
         player.seek(to: length / 2)
         try waitFor(player, .playing)
-        read(for: 3)
+        read(for: 3, after: "the first seek")
         player.seek(to: length / 10)
         try waitFor(player, .playing)
-        read(for: 3)
+        read(for: 3, after: "the seek back")
         sink.recorder.waitUntilRecorded(MonotonicClock.now())
         return readings
     }
