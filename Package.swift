@@ -126,7 +126,10 @@ let package = Package(
                 "CStreamPlayShim",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
-            linkerSettings: [.unsafeFlags(["-static-stdlib"], .when(configuration: .release))]
+            // -Bsymbolic: the library's references to its own symbols (its thousands of public
+            // Swift symbols, the runtime's) are bound when it is linked, not looked up through
+            // every loaded library when the command starts; nothing interposes on them.
+            linkerSettings: [.unsafeFlags(["-static-stdlib", "-Xlinker", "-Bsymbolic"], .when(configuration: .release))]
         ),
         // MPRIS 2 on the D-Bus session bus (sd-bus), for any player app and the CLI.
         .systemLibrary(

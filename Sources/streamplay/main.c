@@ -39,7 +39,11 @@ static void *load_engine(void) {
                                library_directories[i], library_name);
         if (written < 0 || (size_t)written >= sizeof path) continue;
         if (access(path, F_OK) != 0) continue;
-        void *engine = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+        // RTLD_LAZY: a function of the engine's dependencies is bound when first called, not
+        // all of them before main; a command uses few of the thousands it links. A symbol
+        // missing at run time would fail at its call, but the engine is built with this
+        // executable, against the same libraries.
+        void *engine = dlopen(path, RTLD_LAZY | RTLD_LOCAL);
         if (engine) return engine;
         if (first_error[0] == '\0') snprintf(first_error, sizeof first_error, "%s", dlerror());
     }
