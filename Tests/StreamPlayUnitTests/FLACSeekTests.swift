@@ -140,7 +140,7 @@ struct FLACSeekTests {
         let stream = Stream(silent: 2871, loud: 2871)
         let target = Int(seconds * 44100)
         let (search, ok) = stream.search(to: target)
-        #expect(ok)
+        #expect(ok && search.isSettled)
         #expect(search.landing.sample <= target)
         #expect(target - search.landing.sample <= 22050, "landed at \(search.landing.sample) for \(target)")
         #expect(stream.frames.contains(search.landing), "the landing is a frame")
@@ -171,6 +171,24 @@ struct FLACSeekTests {
         let offset = search.nextRead()
         #expect(offset == nil)
         #expect(search.landing == .init(offset: 100, sample: 0))
+    }
+
+    @Test("a search stopped by the read limit short of the target is not settled (the caller falls back)")
+    func readLimit() {
+        let target = 1 << 40
+        var search = FLACSeekSearch(target: target, lower: .init(offset: 0, sample: 0),
+                                    upperOffset: 1 << 50, upperSample: 1 << 41, closeEnough: 100, window: 16)
+        var reads = 0
+        while let offset = search.nextRead() {
+            reads += 1
+            // Every read finds a frame just past the target, right at the read: the bracket
+            // never holds less than half of what it did.
+            let recorded = search.record(frames: [.init(offset: offset + 1, sample: target + 1)], readAt: offset)
+            #expect(recorded)
+        }
+        #expect(reads == FLACSeekSearch.readLimit)
+        #expect(!search.isSettled)
+        #expect(search.landing == .init(offset: 0, sample: 0))
     }
 
     @Test("a read inside the bracket that finds no frame abandons the search")

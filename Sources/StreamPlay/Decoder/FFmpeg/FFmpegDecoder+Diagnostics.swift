@@ -1,7 +1,7 @@
 import CFFmpeg
 
-// What the decoder says about a stream FFmpeg cannot play, and which demuxer a container takes:
-// facts read from FFmpeg's structures, with no state of the decoder's.
+// What the decoder says about a stream FFmpeg cannot play or that ends short, and which
+// demuxer a container takes: facts read from FFmpeg's structures and the decoder's counts.
 
 extension FFmpegDecoder {
     /// Names the audio a container holds that no decoder of this FFmpeg build takes: its codec,
@@ -20,11 +20,33 @@ extension FFmpegDecoder {
         return "\(container) with audio no decoder takes"
     }
 
+    /// The protection an encrypted MP4 track carries; the session names the URL.
+    static let commonEncryption = "MPEG Common Encryption (cenc/cbcs)"
+
     /// Whether the stream's samples are encrypted: an MP4 `enca` entry with protection data.
     static func isEncrypted(_ stream: UnsafeMutablePointer<AVStream>) -> Bool {
         var size = 0
         return sp_av_stream_get_side_data(stream, AV_PKT_DATA_ENCRYPTION_INIT_INFO, &size) != nil
     }
+
+    /// Fails a file that ends well before the length its header declares (a FLAC's
+    /// STREAMINFO, an MP4's sample table): it was cut short, and ending in success would pass
+    /// off part of a track as the whole. Lengths estimated from the bitrate, and streams of
+    /// unknown size (HLS, radio), are not judged.
+    func checkComplete() throws(PlayerError) {
+        if inputLength != nil, let oggPages, oggPages.endsMidPage {
+            throw .decodingFailed(reason: "the \(container) stream ends part-way through a page: the file is truncated")
+        }
+        guard inputLength != nil, let formatContext, let format, let declared = totalFrames,
+              formatContext.pointee.duration_estimation_method != AVFMT_DURATION_FROM_BITRATE else { return }
+        let tolerance = max(format.frames(forSeconds: Self.truncationTolerance), declared / 50)
+        guard nextFrame + tolerance < declared else { return }
+        let ended = format.seconds(forFrames: nextFrame), length = format.seconds(forFrames: declared)
+        throw .decodingFailed(reason: "the \(container) stream ends at \(Self.seconds(ended)) of the \(Self.seconds(length)) its header declares: the file is truncated")
+    }
+
+    /// Audio missing at the end that still counts as complete (encoder padding, rounding).
+    static let truncationTolerance = 0.25
 
     /// A decoding failure: what the decoder was doing, in FFmpeg's words for `code`.
     func failure(_ doing: String, _ code: Int32) -> PlayerError {

@@ -18,7 +18,7 @@ final class FFmpegDecoder: AudioDecoder {
     /// and a file's name decides nothing.
     let container: MediaSignature
     private let io: AVIOBridge
-    private var formatContext: UnsafeMutablePointer<AVFormatContext>?
+    private(set) var formatContext: UnsafeMutablePointer<AVFormatContext>?
     private var codecContext: UnsafeMutablePointer<AVCodecContext>?
     private var converter: OpaquePointer?
     private var packet: UnsafeMutablePointer<AVPacket>?
@@ -32,22 +32,24 @@ final class FFmpegDecoder: AudioDecoder {
     /// The converter's input side, to tell a new format from the frames'.
     private var sourceLayout: (rate: Int32, format: Int32, channels: Int32)?
     /// The track frame the next audio written stands for.
-    private var nextFrame = 0
+    private(set) var nextFrame = 0
     /// After a seek: the next decoded frame's timestamp places the timeline, and audio before
     /// this track frame is dropped.
     private var seekTarget: Int?
+    /// The track frame a FLAC seek landed on, for a first frame without a timestamp.
+    private var seekLanding: Int?
     /// Where the next stream starts once the current one is decoded to its end.
     private var pendingRestart: (byteOffset: Int, frame: Int)?
     /// Whether the session is inside a read of ours (the demuxer asked for input).
     private var reading = false
     private var damagedPackets = 0
-    private var inputLength: Int?
+    private(set) var inputLength: Int?
     private let replayGainSettings: ReplayGainSettings
     /// Values of a tag in front of the stream (an ID3v2 tag the session skipped).
     private var tagReplayGain: ReplayGainValues?
     private(set) var replayGain: ReplayGainAdjustment?
     /// An Ogg stream's pages, for each chained stream's comment header and for its last page.
-    private let oggPages: OggChainWatcher?
+    let oggPages: OggChainWatcher?
     /// Whether audio was decoded since the stream was opened: the first stream's names are read
     /// with its header, and only later ones are news.
     private var decodedSinceOpen = false
@@ -203,13 +205,17 @@ final class FFmpegDecoder: AudioDecoder {
         // A FLAC is searched by its frame headers (see FLACSeekSearch), then entered by a byte
         // seek; anything else by libavformat's own search.
         let landing = if case .flac = container {
-            Self.flacLanding(at: start, context: formatContext, streamIndex: streamIndex, inputLength: inputLength)
+            Self.flacLanding(at: start, context: formatContext, streamIndex: streamIndex, inputLength: inputLength,
+                             interrupted: { [io] in io.interrupted })
         } else { FLACLanding.unavailable }
-        let result = switch landing {
-        case .frame(let frame):
-            sp_avformat_seek_file(formatContext, streamIndex, Int64(frame.offset), Int64(frame.offset), Int64(frame.offset), AVSEEK_FLAG_BYTE)
+        let result: Int32
+        switch landing {
+        case .frame(let offset, let sample):
+            seekLanding = sample
+            result = sp_avformat_seek_file(formatContext, streamIndex, Int64(offset), Int64(offset), Int64(offset), AVSEEK_FLAG_BYTE)
         case .unavailable:
-            io.interrupted ? 0 : sp_avformat_seek_file(formatContext, streamIndex, Int64.min, timestamp, timestamp, 0)
+            seekLanding = nil
+            result = io.interrupted ? 0 : sp_avformat_seek_file(formatContext, streamIndex, Int64.min, timestamp, timestamp, 0)
         }
         if io.interrupted {
             // A stop (or another seek) came while the demuxer searched: the session carries it out.
@@ -290,9 +296,6 @@ final class FFmpegDecoder: AudioDecoder {
             .flatMap { ITunesGaplessInfo(String(cString: $0.pointee.value)) }?.originalFrames
         return true
     }
-
-    /// The protection an encrypted MP4 track carries; the session names the URL.
-    static let commonEncryption = "MPEG Common Encryption (cenc/cbcs)"
 
     private func closeStream() {
         if let converter = converter {
@@ -416,13 +419,21 @@ final class FFmpegDecoder: AudioDecoder {
         let stream = formatContext.pointee.streams[Int(streamIndex)]!.pointee
         let noTimestamp = Int64(bitPattern: UInt64(0x8000000000000000))
         var timestamp = frame.pointee.best_effort_timestamp
-        guard timestamp != noTimestamp else { nextFrame = target; return }
-        if stream.start_time != noTimestamp { timestamp -= stream.start_time }
-        let landed = Int(sp_av_rescale_q(timestamp, stream.time_base, AVRational(num: 1, den: Int32(format.sampleRate))))
+        let landed: Int
+        if timestamp != noTimestamp {
+            if stream.start_time != noTimestamp { timestamp -= stream.start_time }
+            landed = Int(sp_av_rescale_q(timestamp, stream.time_base, AVRational(num: 1, den: Int32(format.sampleRate))))
+        } else if let seekLanding {
+            landed = seekLanding
+        } else {
+            nextFrame = target
+            return
+        }
         nextFrame = landed
         if target > landed, let converter {
-            sp_swr_drop_output(converter, Int32(target - landed))
-            nextFrame = target
+            let dropped = Int32(clamping: target - landed)
+            sp_swr_drop_output(converter, dropped)
+            nextFrame = landed + Int(dropped)
         }
     }
 
@@ -452,25 +463,6 @@ final class FFmpegDecoder: AudioDecoder {
         status = sp_swr_set_matrix(converter, matrix, Int32(channels))
         guard status >= 0 else { throw failure("setting up the ReplayGain", status) }
     }
-
-    /// Fails a file that ends well before the length its header declares (a FLAC's
-    /// STREAMINFO, an MP4's sample table): it was cut short, and ending in success would pass
-    /// off part of a track as the whole. Lengths estimated from the bitrate, and streams of
-    /// unknown size (HLS, radio), are not judged.
-    private func checkComplete() throws(PlayerError) {
-        if inputLength != nil, let oggPages, oggPages.endsMidPage {
-            throw .decodingFailed(reason: "the \(container) stream ends part-way through a page: the file is truncated")
-        }
-        guard inputLength != nil, let formatContext, let format, let declared = totalFrames,
-              formatContext.pointee.duration_estimation_method != AVFMT_DURATION_FROM_BITRATE else { return }
-        let tolerance = max(format.frames(forSeconds: Self.truncationTolerance), declared / 50)
-        guard nextFrame + tolerance < declared else { return }
-        let ended = format.seconds(forFrames: nextFrame), length = format.seconds(forFrames: declared)
-        throw .decodingFailed(reason: "the \(container) stream ends at \(Self.seconds(ended)) of the \(Self.seconds(length)) its header declares: the file is truncated")
-    }
-
-    /// Audio missing at the end that still counts as complete (encoder padding, rounding).
-    private static let truncationTolerance = 0.25
 
     /// A chained stream begins with the packet at input offset `position` when a comment
     /// header was read before it; the stream's names wait for its first decoded audio.

@@ -54,7 +54,12 @@ struct FLACSeekSearch: Sendable {
         self.window = window
     }
 
-    /// The offset to read `window` bytes at next, or `nil` when ``landing`` is the answer.
+    /// Whether ``landing`` is the answer: within ``closeEnough`` of the target, or the last
+    /// frame before it. `false` when the search stopped at ``readLimit`` short of that.
+    var isSettled: Bool { finished || target - landing.sample <= closeEnough }
+
+    /// The offset to read `window` bytes at next, or `nil` when the search is over (see
+    /// ``isSettled``).
     mutating func nextRead() -> Int? {
         guard !finished, reads < Self.readLimit else { return nil }
         if target - landing.sample <= closeEnough { return nil }
