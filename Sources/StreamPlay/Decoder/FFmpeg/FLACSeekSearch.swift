@@ -10,8 +10,8 @@
 /// takes every frame a read shows, not only the first.
 ///
 /// A value with no I/O: ``nextRead()`` says which bytes to read, ``record(frames:readAt:)``
-/// takes the frames found there, and ``landing`` is the answer once ``nextRead()`` says
-/// there is nothing left to read.
+/// takes the frames found there, and once ``nextRead()`` says there is nothing left to read,
+/// ``landing`` is the answer if ``isSettled`` (else the caller falls back to libavformat).
 struct FLACSeekSearch: Sendable {
     /// A frame: its resource offset and its first sample.
     struct Frame: Equatable, Sendable {
