@@ -1,7 +1,8 @@
-// Over 500 lines: one class owns the stream, the mainloop lock and every field the lock
-// guards, and Swift's `private` keeps that state inside this file. What needs none of it is
-// apart: the stream's callbacks (PulseAudioStreamEvents), what a stream asks the server for
-// (PulseAudioStreamRequest), the open deadline, the connection and the playback history.
+// The sink's state lives in this file, under the mainloop lock; the members that the
+// reconnect after a server loss needs (PulseAudioSink+Reconnect.swift) are internal for it.
+// What needs none of that state is apart: the stream's callbacks (PulseAudioStreamEvents),
+// what a stream asks the server for (PulseAudioStreamRequest), the open deadline, the
+// connection and the playback history.
 import CPulse
 #if canImport(Glibc)
 import Glibc
@@ -35,47 +36,47 @@ public final class PulseAudioSink: AudioSink, @unchecked Sendable {
     /// Seconds queued before the server starts (or restarts after an underflow) playing.
     private let prebuffer: Double
     /// Seconds a server that went away mid-play may take to come back (0: fail at once).
-    private let reconnectTimeout: Double
+    let reconnectTimeout: Double
     /// Seconds the server has to answer while a stream opens (see ``PulseAudioOpenDeadline``).
-    private let connectTimeout: Double
+    let connectTimeout: Double
 
     /// The process's connection to the server, shared with the other sinks that play there.
     private let connection: PulseAudioConnection
     /// The connection's mainloop, whose lock guards the state below; shared with the other
     /// sinks of the connection (a signal wakes them all, and each checks its own state again).
-    private let mainloop: OpaquePointer
+    let mainloop: OpaquePointer
     /// Whether this sink uses the connection (between its first open and ``close()``): the
     /// connection runs while a sink does. Touched by the decoder thread and by ``close()``,
     /// which the player calls only after the decoder thread has ended.
     private var usingConnection = false
     // Guarded by the mainloop lock.
     /// The connection's context generation on which `sinkName` was found to exist.
-    private var checkedGeneration: Int?
-    private var stream: OpaquePointer?
-    private var format: AudioFormat?
-    private var corked = true
+    var checkedGeneration: Int?
+    var stream: OpaquePointer?
+    var format: AudioFormat?
+    var corked = true
     /// Whether the caller wants the stream running: its last ``start()`` (true), or
     /// ``pause()`` or ``flush()`` (false). Kept while there is no stream, so that the stream a
     /// reconnect makes follows a pause or resume made while the server was away.
-    private var runRequested = false
+    var runRequested = false
     /// The format of the stream lost to a server that went away, until a reconnect makes it
     /// again: a reconnect cut short by a seek leaves the next write to reconnect.
-    private var formatWhileAway: AudioFormat?
+    var formatWhileAway: AudioFormat?
     private var streamCapacityFrames = Int.max
     private var volume = 1.0
     /// The last bytes written, and the stream's latency when they were, for a reconnect.
-    private var history = PlaybackHistory(capacity: 0)
-    private var latencyBytesAtWrite = 0
+    var history = PlaybackHistory(capacity: 0)
+    var latencyBytesAtWrite = 0
     /// While reconnecting: the frames the lost server had not played, which stand for its
     /// latency, so that the position holds where the sound stopped.
-    private var unplayedFramesWhileAway: Int?
+    var unplayedFramesWhileAway: Int?
     /// Frames of the ``write(_:)`` under way that the server already took: they are queued,
     /// so counted in its latency, but the caller counts them as written only once the write
     /// returns (see ``latencyFrames``).
     private var framesTakenOfWriteUnderWay = 0
-    private var lastWrite = ContinuousClock.now
+    var lastWrite = ContinuousClock.now
 
-    private let interrupted = Atomic<Bool>(false)
+    let interrupted = Atomic<Bool>(false)
     /// The stream's callbacks, and its underflow count.
     private let events: PulseAudioStreamEvents
 
@@ -135,7 +136,7 @@ public final class PulseAudioSink: AudioSink, @unchecked Sendable {
 
     /// Opens with `seconds` of the server's silence allowed, and at most `atMost` seconds in all
     /// when given (see ``PulseAudioOpenDeadline``).
-    private func open(format: AudioFormat, within seconds: Double, atMost: Double? = nil) throws(PlayerError) {
+    func open(format: AudioFormat, within seconds: Double, atMost: Double? = nil) throws(PlayerError) {
         if !usingConnection {
             try connection.addUser()
             usingConnection = true
@@ -175,7 +176,7 @@ public final class PulseAudioSink: AudioSink, @unchecked Sendable {
     /// Writes `pcm` from `offset` on, moving `offset` past what was written: to the end, or less
     /// when interrupted or when the server went away (then the error is thrown). The caller's
     /// audio (not a reconnect's rewrite) is counted in `framesTakenOfWriteUnderWay` as it goes.
-    private func write(_ pcm: UnsafeRawBufferPointer, offset: inout Int, isCallersAudio: Bool) throws(PlayerError) {
+    func write(_ pcm: UnsafeRawBufferPointer, offset: inout Int, isCallersAudio: Bool) throws(PlayerError) {
         guard let base = pcm.baseAddress else {
             offset = pcm.count
             return
@@ -213,76 +214,6 @@ public final class PulseAudioSink: AudioSink, @unchecked Sendable {
         guard let format, pa_stream_get_latency(stream, &latency, &negative) == 0, negative == 0 else { return }
         latencyBytesAtWrite = Int(Double(latency) * Double(format.sampleRate) / 1_000_000) * format.bytesPerFrame
         lastWrite = .now
-    }
-
-    /// The server went away (`error`): connects again within the reconnect timeout, makes a
-    /// stream of the same format, uncorks it if it was playing, and writes what the old server
-    /// had not played. Returns early, having done nothing more, when interrupted. Only this
-    /// sink's stream is dropped: the shared connection is replaced by the first of its sinks
-    /// that finds it failed, and the others wait for that one.
-    /// - Throws: `error`'s kind, naming the wait, when the server does not come back in time.
-    private func reconnect(after error: PlayerError) throws(PlayerError) {
-        pa_threaded_mainloop_lock(mainloop)
-        guard reconnectTimeout > 0, let lostFormat = format ?? formatWhileAway else {
-            pa_threaded_mainloop_unlock(mainloop)
-            throw error
-        }
-        formatWhileAway = lostFormat
-        let wasCorked = corked
-        let playedSeconds = wasCorked ? 0 : (ContinuousClock.now - lastWrite).inSeconds
-        let unplayed = history.suffix(PlaybackHistory.unplayedBytes(
-            latencyBytes: latencyBytesAtWrite, playedSeconds: playedSeconds,
-            bytesPerSecond: lostFormat.sampleRate * lostFormat.bytesPerFrame,
-            bytesPerFrame: lostFormat.bytesPerFrame, held: history.count))
-        closeStreamLocked()
-        // The named sink may be what went away, with the connection still up: it is looked
-        // for again before the new stream, which PipeWire would otherwise play elsewhere.
-        checkedGeneration = nil
-        unplayedFramesWhileAway = unplayed.count / lostFormat.bytesPerFrame
-        pa_threaded_mainloop_unlock(mainloop)
-        defer {
-            pa_threaded_mainloop_lock(mainloop)
-            unplayedFramesWhileAway = nil
-            pa_threaded_mainloop_unlock(mainloop)
-        }
-
-        // On the real clock, not `PlayerConfiguration.clock`: that one times the input, which a
-        // test scripts; the sound server's return is a real process's, timed as it happens.
-        let deadline = ContinuousClock.now + .seconds(reconnectTimeout)
-        var last = error
-        while true {
-            if interrupted.load(ordering: .acquiring) { return }
-            do throws(PlayerError) {
-                // A server back but not answering, or answering only the process's other
-                // streams, gets no longer than the reconnect has left, though enough for a
-                // server that answers to be heard.
-                let left = max((deadline - .now).inSeconds, 0.5)
-                try open(format: lostFormat, within: min(connectTimeout, left), atMost: left)
-                break
-            } catch {
-                last = error
-            }
-            if ContinuousClock.now >= deadline {
-                throw .soundServerUnavailable(
-                    reason: "\(serverDescription) went away and was not back within \(reconnectTimeout) s (\(last))")
-            }
-            usleep(100_000)
-        }
-        // Uncorked first: what was unplayed can exceed what a corked stream takes. (A play
-        // paused, before or during the outage, stays corked, and the write waits for the
-        // resume, as any write while paused.) Under the lock that the caller's start and pause
-        // take: neither can come in between.
-        pa_threaded_mainloop_lock(mainloop)
-        formatWhileAway = nil
-        if runRequested, let stream, corked, pa_stream_get_state(stream) == PA_STREAM_READY {
-            corked = false
-            unrefOperation(pa_stream_cork(stream, 0, nil, nil))
-        }
-        pa_threaded_mainloop_unlock(mainloop)
-        var written = 0
-        try unplayed.withPlayerBytes { bytes throws(PlayerError) in
-            try write(bytes, offset: &written, isCallersAudio: false)
-        }
     }
 
     /// Uncorks the stream.
@@ -436,7 +367,7 @@ public final class PulseAudioSink: AudioSink, @unchecked Sendable {
         return context
     }
 
-    private var serverDescription: String {
+    var serverDescription: String {
         connection.serverDescription
     }
 
@@ -492,7 +423,7 @@ public final class PulseAudioSink: AudioSink, @unchecked Sendable {
         latencyBytesAtWrite = 0
     }
 
-    private func closeStreamLocked() {
+    func closeStreamLocked() {
         guard let stream else { return }
         PulseAudioStreamEvents.detach(from: stream)
         switch pa_stream_get_state(stream) {
@@ -523,7 +454,7 @@ public final class PulseAudioSink: AudioSink, @unchecked Sendable {
         unrefOperation(pa_stream_cork(stream, cork ? 1 : 0, nil, nil))
     }
 
-    private func unrefOperation(_ operation: OpaquePointer?) {
+    func unrefOperation(_ operation: OpaquePointer?) {
         if let operation { pa_operation_unref(operation) }
     }
 
