@@ -307,6 +307,12 @@ req POST "$SC_TOKEN" -u "$SC_ID:$SC_SECRET" --data-urlencode grant_type=refresh_
 expect "sc refresh of client credentials (Basic)" 200 "j['access_token']"
 save_tokens SCCC
 
+ctl expire-tokens '{"service":"soundcloud","user":"nobody-signed-in-as-this"}'
+expect "control: expire only another user's tokens" 200 "j['changed'] == 0"
+req GET "$SC_API/me" "${AUTH[@]}"
+expect "sc /me after another user's expiry" 200
+ctl expire-tokens '{"service":"soundcloud","user":7}'
+expect "control: a user that is not a string" 400 "'user' in j['error']"
 ctl expire-tokens '{"service":"soundcloud"}'
 expect "control: expire soundcloud access tokens" 200 "j['changed'] >= 1"
 req GET "$SC_API/me" "${AUTH[@]}"

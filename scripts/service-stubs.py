@@ -548,9 +548,10 @@ POST /_control/fail      {"service": "soundcloud" | "spotify" | "spark",
   -> {"ok": true, "pending": failures still queued}. The next COUNT matching requests get that
   service's error (shapes above) before anything else is checked; then things work again.
   Failures are matched in the order they were added.
-POST /_control/expire-tokens  {"service", "kind": "access" (default) | "refresh" | "all"}
-  the service's current tokens expire now (refresh tokens: dead). -> {"ok": true, "changed": N}
-POST /_control/revoke-tokens  {"service", "kind": "refresh" (default) | "access" | "all"}
+POST /_control/expire-tokens  {"service", "kind": "access" (default) | "refresh" | "all", "user"?}
+  the service's current tokens expire now (refresh tokens: dead); with "user", only the tokens
+  issued to that stub user. -> {"ok": true, "changed": N}
+POST /_control/revoke-tokens  {"service", "kind": "refresh" (default) | "access" | "all", "user"?}
   revoked: refresh gives invalid_grant (Spotify: "Refresh token revoked"), API calls 401.
 POST /_control/config  {"service", "expires_in": S (tokens issued from now on), "cdn_expiry": S
   (soundcloud only: URLs signed from now on), "numeric_ids": true | false (soundcloud only:
@@ -1200,11 +1201,15 @@ class State:
             if rec is not None:
                 rec["revoked"] = True
 
-    def mass_token_change(self, service, kind, action):
+    def mass_token_change(self, service, kind, action, user=None):
+        """Expires or revokes `service`'s current tokens of `kind`; with `user`, only that
+        user's (suites that run at the same time keep theirs)."""
         n = 0
         with self.lock:
             for rec in self.tokens.values():
                 if rec["service"] != service or (kind != "all" and rec["kind"] != kind):
+                    continue
+                if user is not None and rec.get("user") != user:
                     continue
                 if rec["revoked"]:
                     continue
@@ -1835,7 +1840,10 @@ class Handler(BaseHTTPRequestHandler):
             kind = spec.get("kind", "access" if p.endswith("expire-tokens") else "refresh")
             if kind not in ("access", "refresh", "all"):
                 raise HttpError(400, jdump({"error": "kind must be access, refresh or all"}))
-            n = st.mass_token_change(s, kind, "expire" if p.endswith("expire-tokens") else "revoke")
+            user = spec.get("user")
+            if user is not None and not isinstance(user, str):
+                raise HttpError(400, jdump({"error": "user must be a string"}))
+            n = st.mass_token_change(s, kind, "expire" if p.endswith("expire-tokens") else "revoke", user)
             return self.json(200, {"ok": True, "changed": n})
         if p == "/_control/config":
             s = service()

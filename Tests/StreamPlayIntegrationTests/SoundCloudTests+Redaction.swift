@@ -15,7 +15,8 @@ extension SoundCloudTests {
             let client = try SoundCloudTesting.client(redirectURI: listener.redirectURI, logger: logger)
             let request = await client.oauth.makeAuthorizationRequest()
             async let redirect = listener.waitForRedirect(timeout: 20)
-            try await ServiceStubs.browse(request.url, extra: [("stub_user", ServiceStubs.uniqueUser("sc-redact"))])
+            let user = ServiceStubs.uniqueUser("sc-redact")
+            try await ServiceStubs.browse(request.url, extra: [("stub_user", user)])
             let redirectURL = try await redirect
             try await client.oauth.completeAuthorization(request, redirect: redirectURL)
             let code = try #require(SoundCloudTesting.queryField("code", of: redirectURL))
@@ -26,7 +27,7 @@ extension SoundCloudTests {
             let stream = try await client.stream(forTrack: "1001")
             let signature = try #require(SoundCloudTesting.queryField("Signature", of: stream.url))
             secrets.append(signature)
-            try await ServiceStubs.expireTokens(.soundcloud)
+            #expect(try await ServiceStubs.expireTokens(.soundcloud, user: user) >= 1)
             _ = try await client.me()
             let second = try #require(await client.oauth.currentToken)
             secrets += [second.accessToken, try #require(second.refreshToken)]
@@ -39,7 +40,7 @@ extension SoundCloudTests {
                           await SoundCloudTesting.failure({ try await client.track("999998") })] {
                 descriptions.append(String(describing: try #require(error)))
             }
-            try await ServiceStubs.revokeTokens(.soundcloud, kind: "all")
+            #expect(try await ServiceStubs.revokeTokens(.soundcloud, kind: "all", user: user) >= 2)
             descriptions.append(String(describing: try #require(await SoundCloudTesting.failure { try await client.me() })))
             let lines = CapturingLogHandler.lines.withEngineLock { Array($0.dropFirst(start)) }
             #expect(lines.contains { $0.contains("retrying") }, "the retry was logged")

@@ -57,7 +57,7 @@ extension SoundCloudTests {
             let user = ServiceStubs.uniqueUser("sc-refresh")
             let client = try await SoundCloudTesting.signedIn(as: user)
             let first = try #require(await client.oauth.currentToken)
-            try await ServiceStubs.expireTokens(.soundcloud)
+            #expect(try await ServiceStubs.expireTokens(.soundcloud, user: user) >= 1, "the user's access token")
             let mark = try ServiceStubs.logMark()
             _ = try await client.me()
             // Other suites use the SoundCloud stand-in at the same time: this client's calls are
@@ -76,9 +76,10 @@ extension SoundCloudTests {
 
         @Test("a revoked refresh token (invalid_grant) ends the session and says so")
         func invalidGrantEndsSession() async throws {
-            let client = try await SoundCloudTesting.signedIn()
+            let user = ServiceStubs.uniqueUser("sc-revoked")
+            let client = try await SoundCloudTesting.signedIn(as: user)
             let events = client.oauth.events
-            try await ServiceStubs.revokeTokens(.soundcloud, kind: "all")
+            #expect(try await ServiceStubs.revokeTokens(.soundcloud, kind: "all", user: user) >= 2, "the user's two tokens")
             guard case .oauth(.sessionExpired)? = await SoundCloudTesting.failure({ try await client.me() }) else {
                 Issue.record("expected the session to expire")
                 return

@@ -230,7 +230,8 @@ struct SparkTests {
     @Test("1020 once: refresh once, replay, success; a really expired token too")
     func renewalOnce() async throws {
         let client = try SparkTesting.client()
-        _ = try await SparkTesting.signIn(client)
+        let user = ServiceStubs.uniqueUser("spark-renew")
+        _ = try await SparkTesting.signIn(client, user: user)
         let before = try #require(await client.oauth.currentToken)
         let mark = try ServiceStubs.logMark()
         try await ServiceStubs.fail(.spark, status: 401, path: "/v1/my/account", sparkCode: 1020)
@@ -242,7 +243,7 @@ struct SparkTests {
         #expect(after.accessToken != before.accessToken && after.refreshToken != before.refreshToken)
         // The stub's own 1020 for an expired token renews the same way.
         let mark2 = try ServiceStubs.logMark()
-        try await ServiceStubs.expireTokens(.spark)
+        #expect(try await ServiceStubs.expireTokens(.spark, user: user) >= 1)
         _ = try await client.get("/listings")
         let statuses = try SparkTesting.requests(to: "/v1/listings", after: mark2).map { $0["token_status"] as? String }
         #expect(statuses == ["expired", "valid"])
@@ -252,9 +253,10 @@ struct SparkTests {
     @Test("concurrent calls on an expired session share one refresh (refresh tokens are single-use)")
     func singleFlightRefresh() async throws {
         let client = try SparkTesting.client()
-        _ = try await SparkTesting.signIn(client)
+        let user = ServiceStubs.uniqueUser("spark-single")
+        _ = try await SparkTesting.signIn(client, user: user)
         let mark = try ServiceStubs.logMark()
-        try await ServiceStubs.expireTokens(.spark)
+        #expect(try await ServiceStubs.expireTokens(.spark, user: user) >= 1)
         async let first = client.account()
         async let second = client.get("/listings")
         async let third = client.get("/contacts")
@@ -327,11 +329,12 @@ struct SparkTests {
     func revokedRefreshEndsSession() async throws {
         let store = InMemoryTokenStore()
         let client = try SparkTesting.client(store: store)
-        _ = try await SparkTesting.signIn(client)
+        let user = ServiceStubs.uniqueUser("spark-revoked")
+        _ = try await SparkTesting.signIn(client, user: user)
         let events = client.events
         #expect(await client.openIDIdentity != nil)
-        try await ServiceStubs.revokeTokens(.spark, kind: "refresh")
-        try await ServiceStubs.expireTokens(.spark)
+        #expect(try await ServiceStubs.revokeTokens(.spark, kind: "refresh", user: user) >= 1)
+        #expect(try await ServiceStubs.expireTokens(.spark, user: user) >= 1)
         let error = await SparkTesting.error { () async throws(SparkError) in try await client.account() }
         #expect(error?.isSessionEnded == true)
         guard case .authorization(.sessionExpired) = error else { Issue.record("expected sessionExpired, got \(String(describing: error))"); return }

@@ -117,7 +117,7 @@ struct SpotifyTests {
         #expect(try await client.me().displayName == user)
 
         // The access token expires: the refresh service renews it, the call is replayed.
-        try await ServiceStubs.expireTokens(.spotify)
+        #expect(try await ServiceStubs.expireTokens(.spotify, user: user) >= 1)
         let renewMark = try ServiceStubs.logMark()
         #expect(try await client.me().displayName == user)
         let after = try SpotifyTesting.log(after: renewMark)
@@ -147,8 +147,9 @@ struct SpotifyTests {
 
     @Test("401 'The access token expired' renews the session and replays the call")
     func expiredTokenReplayed() async throws {
-        let client = try await SpotifyTesting.signedIn()
-        try await ServiceStubs.expireTokens(.spotify)
+        let user = ServiceStubs.uniqueUser("sp-expired")
+        let client = try await SpotifyTesting.signedIn(user: user)
+        #expect(try await ServiceStubs.expireTokens(.spotify, user: user) >= 1)
         let mark = try ServiceStubs.logMark()
         _ = try await client.me()
         let entries = try SpotifyTesting.log(after: mark)
@@ -161,10 +162,11 @@ struct SpotifyTests {
     @Test("a revoked refresh token (invalid_grant) ends the session and removes the stored token")
     func revokedRefreshEndsSession() async throws {
         let store = InMemoryTokenStore()
-        let client = try await SpotifyTesting.signedIn(store: store)
+        let user = ServiceStubs.uniqueUser("sp-revoked")
+        let client = try await SpotifyTesting.signedIn(user: user, store: store)
         #expect(try store.load(account: "spotify") != nil)
         let events = client.oauth.events
-        try await ServiceStubs.revokeTokens(.spotify, kind: "all")
+        #expect(try await ServiceStubs.revokeTokens(.spotify, kind: "all", user: user) >= 2)
         let error = await SpotifyTesting.error { try await client.me() }
         guard case .sessionExpired(let description)? = error else { Issue.record("expected sessionExpired, got \(String(describing: error))"); return }
         #expect(description == "Refresh token revoked")
@@ -185,15 +187,16 @@ struct SpotifyTests {
                                    logger: CapturingLogHandler.logger())
         let request = try await client.makeAuthorizationRequest()
         async let redirect = listener.waitForRedirect(timeout: 20)
-        try await ServiceStubs.browse(request.url, extra: [("stub_user", ServiceStubs.uniqueUser("sp-redact"))])
+        let user = ServiceStubs.uniqueUser("sp-redact")
+        try await ServiceStubs.browse(request.url, extra: [("stub_user", user)])
         let url = try await redirect
         let code = try #require(FormEncoding.decode(url.drop { $0 != "?" }.dropFirst()).first { $0.0 == "code" }?.1)
         let first = try await client.completeAuthorization(request, redirect: url).token
-        try await ServiceStubs.expireTokens(.spotify)
+        #expect(try await ServiceStubs.expireTokens(.spotify, user: user) >= 1)
         try await ServiceStubs.fail(.spotify, status: 429, path: "/v1/me", retryAfter: 0)
         _ = try await client.me()
         let second = try #require(await client.session()?.token)
-        try await ServiceStubs.revokeTokens(.spotify, kind: "all")
+        #expect(try await ServiceStubs.revokeTokens(.spotify, kind: "all", user: user) >= 2)
         let error = try #require(await SpotifyTesting.error { try await client.me() })
         let secrets = [code, first.accessToken, second.accessToken, try #require(first.refreshToken), "sp-test-secret"]
         let lines = CapturingLogHandler.lines.withEngineLock { Array($0.dropFirst(logMark)) }

@@ -27,7 +27,11 @@ extension Player {
     func wait(for what: String, within seconds: Double, until condition: @escaping @Sendable (Player) -> Bool) async throws {
         let deadline = ContinuousClock.now + .seconds(seconds)
         while !condition(self) {
-            if ContinuousClock.now > deadline { throw TimedOut(what: "\(what) (state \(state))") }
+            // The condition is read once more after the deadline: it may have come true
+            // while this task slept past it on a loaded machine.
+            if ContinuousClock.now > deadline, !condition(self) {
+                throw TimedOut(what: "\(what) (state \(state), position \(position.map { "\($0) s" } ?? "none"))")
+            }
             if case .failed(let error) = state { throw error }
             try await Task.sleep(for: .milliseconds(5))
         }

@@ -61,14 +61,27 @@ enum ServiceStubs {
         try await control("fail", body)
     }
 
-    /// Expires `service`'s current tokens now (`kind`: access, refresh or all).
-    static func expireTokens(_ service: StreamingService, kind: String = "access") async throws {
-        try await control("expire-tokens", ["service": service.rawValue, "kind": kind])
+    /// Expires `service`'s current tokens now (`kind`: access, refresh or all): only those of
+    /// `user` when given, so that suites running at the same time keep theirs.
+    /// - Returns: how many tokens changed.
+    @discardableResult
+    static func expireTokens(_ service: StreamingService, kind: String = "access", user: String? = nil) async throws -> Int {
+        try await massTokenChange("expire-tokens", service, kind: kind, user: user)
     }
 
-    /// Revokes `service`'s current tokens (`kind`: refresh, access or all).
-    static func revokeTokens(_ service: StreamingService, kind: String = "refresh") async throws {
-        try await control("revoke-tokens", ["service": service.rawValue, "kind": kind])
+    /// Revokes `service`'s current tokens (`kind`: refresh, access or all): only those of
+    /// `user` when given.
+    /// - Returns: how many tokens changed.
+    @discardableResult
+    static func revokeTokens(_ service: StreamingService, kind: String = "refresh", user: String? = nil) async throws -> Int {
+        try await massTokenChange("revoke-tokens", service, kind: kind, user: user)
+    }
+
+    private static func massTokenChange(_ path: String, _ service: StreamingService, kind: String,
+                                        user: String?) async throws -> Int {
+        var body: [String: Any] = ["service": service.rawValue, "kind": kind]
+        if let user { body["user"] = user }
+        return try await control(path, body)["changed"] as? Int ?? -1
     }
 
     /// Changes token lifetime (`expires_in`) or, for SoundCloud, `cdn_expiry` from now on.
