@@ -59,6 +59,12 @@ public protocol AudioSink: AnyObject, Sendable {
     /// Times the output ran out of audio while playing, since the sink was made. Has a default
     /// of 0, for sinks that cannot run out.
     var underflowCount: Int { get }
+
+    /// A play is about to need the sink: begins what ``open(format:)`` would otherwise begin,
+    /// without waiting for it, so that it overlaps the input's connection and first bytes.
+    /// Called on the decoder thread, before the first ``open(format:)`` of a play; failures
+    /// are left for that open to report. Has a default that does nothing.
+    func prepare()
 }
 
 extension AudioSink {
@@ -68,4 +74,7 @@ extension AudioSink {
 
     /// 0: a file or the null sink cannot run out.
     public var underflowCount: Int { 0 }
+
+    /// Does nothing: a file or the null sink opens at once.
+    public func prepare() {}
 }

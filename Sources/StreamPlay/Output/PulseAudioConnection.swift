@@ -149,6 +149,16 @@ final class PulseAudioConnection: @unchecked Sendable {
         }
     }
 
+    /// Starts a connection if there is no context, or the last one failed or ended, and returns
+    /// at once; a ready context, or one still connecting, is left as it is. Errors are left for
+    /// ``readyContextLocked(interrupted:deadline:stuckAfter:)``, which connects again. Call with
+    /// the mainloop lock held.
+    func beginConnectingLocked() {
+        let state = context.map { pa_context_get_state($0) }
+        guard state == nil || state == PA_CONTEXT_FAILED || state == PA_CONTEXT_TERMINATED else { return }
+        try? connectLocked()
+    }
+
     /// The server answered: called by the context's and the streams' callbacks, with the
     /// mainloop lock held (on the mainloop's thread; or on the opener's, for the state change
     /// libpulse reports at once when a connection or stream begins, which counts too).

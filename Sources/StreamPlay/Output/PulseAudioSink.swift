@@ -134,6 +134,21 @@ public final class PulseAudioSink: AudioSink, @unchecked Sendable {
         pa_threaded_mainloop_unlock(mainloop)
     }
 
+    /// Starts connecting to the server if the process's connection has no context (or its
+    /// last one failed), without waiting: the handshake then runs on the mainloop's thread while
+    /// the play fetches its first audio, and ``open(format:)`` finds the connection ready or
+    /// under way. From here the sink uses the connection until ``close()``, as after an open.
+    /// A failure is left for the open, which connects again and reports it.
+    public func prepare() {
+        if !usingConnection {
+            do { try connection.addUser() } catch { return }
+            usingConnection = true
+        }
+        pa_threaded_mainloop_lock(mainloop)
+        connection.beginConnectingLocked()
+        pa_threaded_mainloop_unlock(mainloop)
+    }
+
     /// Opens with `seconds` of the server's silence allowed, and at most `atMost` seconds in all
     /// when given (see ``PulseAudioOpenDeadline``).
     func open(format: AudioFormat, within seconds: Double, atMost: Double? = nil) throws(PlayerError) {

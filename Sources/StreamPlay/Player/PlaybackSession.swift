@@ -209,6 +209,9 @@ final class PlaybackSession: QueueSession, @unchecked Sendable {
     // MARK: Decoder thread
 
     func run() {
+        // The sound server's handshake runs while the input connects. Not for a preloaded
+        // session: the playing track has the sink, already open.
+        if activated.load(ordering: .acquiring) { sink.prepare() }
         let result = Result { () throws(PlayerError) -> PlaybackStateMachine.Phase in
             let candidates = try resolveSources()
             var lastError: PlayerError?
