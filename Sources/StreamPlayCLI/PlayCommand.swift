@@ -2,6 +2,7 @@ import ArgumentParser
 import FoundationEssentials
 import Logging
 import StreamPlay
+import StreamPlayMPRIS
 import StreamPlayServices
 
 /// `streamplay [play]`: plays MP3 URLs, files and service links through the StreamPlay engine.
@@ -78,7 +79,9 @@ struct PlayCommand: AsyncParsableCommand {
                                                       preventsClipping: replaygainClippingPrevention)
         let player = Player(configuration: configuration)
         player.volume = volume / 100
-        let mpris = MPRISPublishing.start(player: player, verbose: verbose)
+        // Published once the play is under way (see `play`): joining the session bus then
+        // overlaps the play's start instead of delaying it.
+        var mpris: MPRISService?
         defer { mpris?.stop() }
 
         let mode: ReportMode = json ? .json : (quiet ? .quiet : (Terminal.isInteractive ? .terminal : .plain))
@@ -101,7 +104,9 @@ struct PlayCommand: AsyncParsableCommand {
             }
         }
         if !items.isEmpty {
-            failures += await play(items, player: player, reporter: reporter)
+            failures += await play(items, player: player, reporter: reporter) {
+                mpris = MPRISPublishing.start(player: player, verbose: verbose)
+            }
         }
         reporter.finishLine()
         player.stop()
@@ -122,8 +127,10 @@ struct PlayCommand: AsyncParsableCommand {
     }
 
     /// Plays `items` as one queue, each following the last without a gap.
+    /// - Parameter started: called once the play is asked for, before its events are read.
     /// - Returns: how many of them failed.
-    private func play(_ items: [PlayItem], player: Player, reporter: EventReporter) async -> Int {
+    private func play(_ items: [PlayItem], player: Player, reporter: EventReporter,
+                      started: () -> Void) async -> Int {
         let events = player.events
         let names = items.map(\.name)
         let startTime = start?.seconds ?? 0
@@ -136,6 +143,7 @@ struct PlayCommand: AsyncParsableCommand {
                 player.enqueue(item.location, startingAt: startTime, length: length?.seconds, urlRefresher: item.refresher)
             }
         }
+        started()
         let ticker = Task {
             while !Task.isCancelled {
                 try? await Task.sleep(for: .milliseconds(mode(reporter) == .json ? 500 : 200))

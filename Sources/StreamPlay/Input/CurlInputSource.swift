@@ -101,7 +101,11 @@ final class CurlInputSource: InputSource, @unchecked Sendable {
         var lastDelivered = 0
 
         // Cancels the transfer and waits until the transport has let go of it: from then on
-        // this thread alone touches the ring's producer side and the transfer's head.
+        // this thread alone touches the ring's producer side and the transfer's head. A
+        // restart's cancel and add are therefore not handed to the loop as one batch: that
+        // would save one wake-up of this thread (a hand-over between threads, a small share of
+        // a seek's time), at the price of the old transfer's callbacks and this thread's new
+        // generation sharing the ring's producer side.
         func remove(_ current: Running?) {
             guard let current else { return }
             if current.transfer.end == nil { current.control.cancel() }
