@@ -28,6 +28,7 @@ PACKAGES=(
   libssl-dev                      # libcrypto: AES-128 for encrypted HLS segments
   nginx-light                     # test HTTP server (Range, throttling)
   lame sox                        # test media
+  flac                            # metaflac: a test FLAC with a seek table (ffmpeg writes none)
   openssl                         # self-signed certificate for the HTTPS test server
   python3                         # small helper servers, free ports, binary test files
   python3-venv                    # the venv of the OAuth 2 test server (scripts/install-python-deps.sh)

@@ -27,7 +27,7 @@ self="$scripts/$(basename "${BASH_SOURCE[0]}")"
 # shellcheck source-path=SCRIPTDIR source=media-lib.sh
 source "$scripts/media-lib.sh"
 
-for tool in sox lame mpg123 python3 ffmpeg openssl; do
+for tool in sox lame mpg123 python3 ffmpeg openssl metaflac; do
   command -v "$tool" >/dev/null 2>&1 || {
     echo "make-test-media: $tool not found (run scripts/install-deps.sh)" >&2
     exit 1
@@ -39,7 +39,8 @@ stamp_text="sox=$(sox --version 2>&1 | head -n1)
 lame=$(lame --version 2>&1 | head -n1)
 mpg123=$(mpg123 --version 2>&1 | head -n1)
 ffmpeg=$(ffmpeg -version 2>&1 | head -n1)
-openssl=$(openssl version 2>&1 | head -n1)"
+openssl=$(openssl version 2>&1 | head -n1)
+metaflac=$(metaflac --version 2>&1 | head -n1)"
 
 stamp="$out/.complete"
 if [[ -f $stamp && ! $self -nt $stamp && ! $scripts/media-lib.sh -nt $stamp &&
@@ -298,12 +299,15 @@ scaled rg-clip.flac rg-clip.flac.limited.raw 1.25
 scaled rg-tagged.m4a rg-tagged.m4a.track.raw -6.02dB
 scaled rg-tagged.m4a rg-tagged.m4a.album.raw -2.50dB
 # Reference decodes by the ffmpeg program (s16, the stream's own rate and channels), beside each.
+reference_decode() { # FILE
+  ffmpeg -nostdin -hide_banner -loglevel error -y -i "$1" -f s16le -c:a pcm_s16le "$1.raw"
+  ffprobe -v error -select_streams a:0 -show_entries stream=sample_rate,channels -of default=noprint_wrappers=1 "$1" |
+    sed -e 's/^sample_rate=/rate=/' >"$1.info"
+}
 for file in "$out"/formats/*; do
   case $file in *.raw | *.info) continue ;; esac
   case $(basename "$file") in truncated* | no-moov.m4a | encrypted.m4a | garbage-middle.aac | unknown-codec.wav | cover.png) continue ;; esac
-  ffmpeg -nostdin -hide_banner -loglevel error -y -i "$file" -f s16le -c:a pcm_s16le "$file.raw"
-  ffprobe -v error -select_streams a:0 -show_entries stream=sample_rate,channels -of default=noprint_wrappers=1 "$file" |
-    sed -e 's/^sample_rate=/rate=/' >"$file.info"
+  reference_decode "$file"
 done
 
 # --- Seeks by bisection ----------------------------------------------------------------------
@@ -320,6 +324,13 @@ ffmpeg -nostdin -hide_banner -loglevel error -y -i "$wav/seek.tmp.wav" -map_meta
   -c:a flac "$out/seek/seek.flac"
 ffmpeg -nostdin -hide_banner -loglevel error -y -i "$wav/seek.tmp.wav" -map_metadata -1 -fflags +bitexact \
   -c:a libopus -b:a 128k "$out/seek/seek.opus"
+# formats/seektable.flac: the same signal with a seek table, one point a second (metaflac: ffmpeg
+# writes none). In formats/, for its reference decode: a seek into it is judged to the sample,
+# and against seek/seek.flac by the Range requests it takes.
+ffmpeg -nostdin -hide_banner -loglevel error -y -i "$wav/seek.tmp.wav" -map_metadata -1 -fflags +bitexact \
+  -c:a flac "$out/formats/seektable.flac"
+metaflac --add-seekpoint=1s "$out/formats/seektable.flac"
+reference_decode "$out/formats/seektable.flac"
 rm -f "$wav"/*.tmp.wav
 
 # --- Demo track ------------------------------------------------------------------------------

@@ -77,6 +77,32 @@ struct FormatTests {
         #expect(seeked.first.map { abs($0 - 3.5) < 0.001 } == true, "\(file): seeked events \(seeked)")
     }
 
+    @Test("a FLAC with a seek table lands to the sample, in fewer Range requests than the same FLAC without one")
+    func seekTableUsed() async throws {
+        // Both files are 30 s of digital silence, then 30 s of noise; the seek goes into the
+        // noise, where the silence's tiny frames mislead interpolation. Only the seek table
+        // (a point a second, written by metaflac) tells the two apart.
+        let reference = try ReferenceAudio("formats/seektable.flac")
+        let seconds = 47.25
+        func rangeRequests(_ file: String) async throws -> (samples: [Int16], requests: Int) {
+            let uri = "/\(file)?seek-table-\(UUID().uuidString.prefix(8))"
+            let played = try await playToWAV("\(try TestEnvironment.http())\(uri)", startingAt: seconds) {
+                $0.inputBufferCapacity = 64 * 1024
+            }
+            #expect(played.state == .ended, "\(file): \(played.state)")
+            return (played.samples, try accessLogEntries(for: uri).filter { $0.status == 206 && $0.range != "bytes=0-" }.count)
+        }
+        let withTable = try await rangeRequests("formats/seektable.flac")
+        let target = Int(seconds * Double(reference.sampleRate)) * reference.channels
+        #expect(withTable.samples.count == reference.samples.count - target, "\(withTable.samples.count) samples after the seek")
+        #expect(SampleDifference.between(withTable.samples, Array(reference.samples[target...])) == nil)
+        let withoutTable = try await rangeRequests("seek/seek.flac")
+        #expect(withTable.requests >= 1 && withTable.requests <= 2,
+                "\(withTable.requests) Range requests with a seek table (without: \(withoutTable.requests))")
+        #expect(withTable.requests < withoutTable.requests,
+                "\(withTable.requests) Range requests with a seek table, \(withoutTable.requests) without")
+    }
+
     @Test("seeking AAC in MP4 and ADTS lands on the target: the audio after it matches the reference there",
           arguments: ["formats/long.m4a", "formats/tone.aac"])
     func startOffsetAAC(file: String) async throws {

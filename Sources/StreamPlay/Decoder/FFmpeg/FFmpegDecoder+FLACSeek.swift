@@ -41,7 +41,9 @@ extension FFmpegDecoder {
             : Int(sp_av_rescale_q(stream.pointee.start_time, timeBase, samples))
         let absoluteTarget = target + startSample
         func indexed(_ index: Int32) -> FLACSeekSearch.Frame? {
-            guard let entry = sp_avformat_index_get_entry(stream, index) else { return nil }
+            // A seek table's placeholder points, and positions no file has, are no bound.
+            guard let entry = sp_avformat_index_get_entry(stream, index), entry.pointee.pos >= 0,
+                  entry.pointee.timestamp >= 0 else { return nil }
             return .init(offset: Int(entry.pointee.pos), sample: Int(sp_av_rescale_q(entry.pointee.timestamp, timeBase, samples)))
         }
         let below = sp_av_index_search_timestamp(stream, sp_av_rescale_q(Int64(absoluteTarget), samples, timeBase), AVSEEK_FLAG_BACKWARD)

@@ -245,6 +245,11 @@ final class FFmpegDecoder: AudioDecoder {
         guard var context = sp_avformat_alloc_context() else { throw .decodingFailed(reason: "out of memory") }
         context.pointee.pb = avio
         context.pointee.flags |= AVFMT_FLAG_CUSTOM_IO
+        // libavformat puts a FLAC's seek table into its index only in its fast-seek mode, and
+        // the FLAC search (FFmpegDecoder+FLACSeek) takes its bracket from that index. For FLAC
+        // the mode changes nothing else: libavformat's own FLAC seek still ignores the table
+        // unless asked for any frame, which this decoder never asks.
+        if case .flac = container { context.pointee.flags |= AVFMT_FLAG_FAST_SEEK }
         let demuxer = sp_av_find_input_format(container.demuxerName)
         reading = true
         defer { reading = false }
