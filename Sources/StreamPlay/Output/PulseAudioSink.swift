@@ -45,9 +45,9 @@ public final class PulseAudioSink: AudioSink, @unchecked Sendable {
     /// The connection's mainloop, whose lock guards the state below; shared with the other
     /// sinks of the connection (a signal wakes them all, and each checks its own state again).
     let mainloop: OpaquePointer
-    /// Whether this sink uses the connection (between its first open and ``close()``): the
-    /// connection runs while a sink does. Touched by the decoder thread and by ``close()``,
-    /// which the player calls only after the decoder thread has ended.
+    /// Whether this sink uses the connection (from its ``prepare()`` or first open to
+    /// ``close()``): the connection runs while a sink does. Touched by the decoder thread and by
+    /// ``close()``, which the player calls only after the decoder thread has ended.
     private var usingConnection = false
     // Guarded by the mainloop lock.
     /// The connection's context generation on which `sinkName` was found to exist.
@@ -80,8 +80,8 @@ public final class PulseAudioSink: AudioSink, @unchecked Sendable {
     /// The stream's callbacks, and its underflow count.
     private let events: PulseAudioStreamEvents
 
-    /// Creates a sink. Nothing connects until the first ``open(format:)``, which connects to the
-    /// server, or uses the connection the process already has to it.
+    /// Creates a sink. Nothing connects until ``prepare()`` or the first ``open(format:)``, which
+    /// connect to the server, or use the connection the process already has to it.
     ///
     /// - Parameters:
     ///   - server: the server, as in `PULSE_SERVER` (nil: `PULSE_SERVER` or the default).
