@@ -1,7 +1,7 @@
 /// Where decoded PCM goes: a sound server, a file, or nowhere.
 ///
-/// The decoder thread calls ``open(format:)``, ``write(_:)``, ``start()``, ``flush()`` and
-/// ``drain()``; control calls (``pause()``, ``start()``, ``interrupt()``, ``latencyFrames``,
+/// The decoder thread calls ``prepare()``, ``open(format:)``, ``write(_:)``, ``start()``,
+/// ``flush()`` and ``drain()``; control calls (``pause()``, ``start()``, ``interrupt()``, ``latencyFrames``,
 /// ``setVolume(_:)``) may come from any thread, so conforming types synchronise internally.
 public protocol AudioSink: AnyObject, Sendable {
     /// `true` when the sink consumes audio at the pace it is heard (a sound server); `false` when
@@ -30,7 +30,8 @@ public protocol AudioSink: AnyObject, Sendable {
     /// - Returns: `false` if ``interrupt()`` cut the wait short.
     func drain() throws(PlayerError) -> Bool
 
-    /// Releases the stream; the sink may be opened again.
+    /// Releases the stream, and whatever ``prepare()`` began: the player closes a sink it
+    /// prepared even when no open followed. The sink may be prepared and opened again.
     func close()
 
     /// Wakes a thread blocked in ``write(_:)`` or ``drain()``; sticky until ``clearInterrupt()``.

@@ -8,7 +8,7 @@ import Synchronization
 ///
 /// Threads and what each owns:
 /// - The `pa_threaded_mainloop` is made with the connection and freed with it. Its thread
-///   starts at the first sink's first open and runs until the connection goes (libpulse cannot
+///   starts with the first sink's first use (a prepare or an open) and runs until the connection goes (libpulse cannot
 ///   start a mainloop again once stopped), and dispatches every libpulse event. Callbacks on
 ///   that thread note the server's answer and signal the mainloop (a broadcast: each waiting
 ///   thread checks its own condition again).
@@ -17,7 +17,8 @@ import Synchronization
 /// - The user count, and starting the mainloop's thread, are guarded by `users`. While no sink
 ///   uses the connection, it holds no context: the server sees the client leave.
 ///
-/// The context is made by the first sink that needs a ready one. Sinks that need it while it
+/// The context is made by the first sink that needs a ready one, or begun by a sink that
+/// prepares (``beginConnectingLocked()``) without waiting for it. Sinks that need it while it
 /// connects wait for that connection instead of making their own; a context is replaced only
 /// once it failed or ended (a server that went away), or once it has been connecting for longer
 /// than a sink that opens would wait (a server that hung), never while it is ready.

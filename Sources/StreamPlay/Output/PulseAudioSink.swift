@@ -20,8 +20,8 @@ import Synchronization
 /// A sink shares its process's connection to the server: every sink of the process with the
 /// same server and application name plays its own stream over one connection (one client of
 /// the server, one mainloop thread), so a process can run more players than the server takes
-/// clients. The connection is made by the first sink that opens, and ends when the last sink
-/// using it is closed.
+/// clients. The connection is made by the first sink that prepares or opens, and ends when the
+/// last sink using it is closed.
 ///
 /// When the server goes away mid-play (a restart, a crash), a write reconnects for up to the
 /// reconnect timeout, then writes again what the old server held unplayed (the sink keeps the

@@ -46,4 +46,5 @@ final class WrittenAudioTap: AudioSink {
     func clearInterrupt() { inner.clearInterrupt() }
     func setVolume(_ volume: Double) { inner.setVolume(volume) }
     func beginNewTrack() { inner.beginNewTrack() }
+    func prepare() { inner.prepare() }
 }

@@ -246,9 +246,9 @@ final class FFmpegDecoder: AudioDecoder {
         context.pointee.pb = avio
         context.pointee.flags |= AVFMT_FLAG_CUSTOM_IO
         // libavformat puts a FLAC's seek table into its index only in its fast-seek mode, and
-        // the FLAC search (FFmpegDecoder+FLACSeek) takes its bracket from that index. For FLAC
-        // the mode changes nothing else: libavformat's own FLAC seek still ignores the table
-        // unless asked for any frame, which this decoder never asks.
+        // the FLAC search (FFmpegDecoder+FLACSeek) takes its bracket from that index. The mode
+        // is on while the header is read, and off again before any seek: in it, libavformat's
+        // own FLAC seek (this decoder's fallback) would jump to a seek point and trust it.
         if case .flac = container { context.pointee.flags |= AVFMT_FLAG_FAST_SEEK }
         let demuxer = sp_av_find_input_format(container.demuxerName)
         reading = true
@@ -262,6 +262,7 @@ final class FFmpegDecoder: AudioDecoder {
             throw failure("reading the \(container) container", opened)
         }
         context = opened
+        context.pointee.flags &= ~AVFMT_FLAG_FAST_SEEK
         formatContext = context
         let found = sp_avformat_find_stream_info(context, nil)
         if found < 0 {
