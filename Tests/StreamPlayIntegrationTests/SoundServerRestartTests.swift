@@ -119,6 +119,7 @@ struct SoundServerRestartTests {
     func pauseWhileAwayHolds(server: SoundServer) async throws {
         let name = SharedSoundServerConnectionTests.uniqueName()
         let player = Player(configuration: try Self.reconnecting(on: server, applicationName: name))
+        let events = EventLog(player)
         defer { player.stop() }
         player.play("\(try TestEnvironment.http())/cbr-44k-stereo.mp3")
         try await player.wait(for: "2 s played", within: 10) { ($0.position ?? 0) >= 2 }
@@ -127,23 +128,79 @@ struct SoundServerRestartTests {
         try await Task.sleep(for: .milliseconds(300))
         player.pause()
         try Self.servers("start", server)
-        // The sink has its stream again: the reconnect is over.
-        var reconnected = false
-        for _ in 0..<100 where !reconnected {
-            let clients = (try? SharedSoundServerConnectionTests.clients(named: name, on: server)) ?? []
-            reconnected = clients.contains { (try? SharedSoundServerConnectionTests.streams(ofClient: $0, on: server)) == 1 }
-            if !reconnected { try await Task.sleep(for: .milliseconds(100)) }
-        }
-        try #require(reconnected, "the sink made no stream on the server within 10 s")
-        let pausedAt = try #require(player.position)
-        try await Task.sleep(for: .seconds(1))
-        #expect(player.state == .paused, "\(player.state)")
-        #expect(abs((player.position ?? 0) - pausedAt) < 0.05,
-                "played on while paused, from \(pausedAt) s to \(player.position ?? 0) s")
+        try await Self.waitForStream(of: name, on: server)
+        let pausedAt = try await Self.expectHeld(player)
 
         player.resume()
         try await player.wait(for: "playing again", within: 10) { ($0.position ?? 0) >= pausedAt + 1 }
         #expect(player.state == .playing, "\(player.state)")
+        #expect(!events.states.contains { if case .failed = $0 { true } else { false } }, "\(events.states)")
+    }
+
+    @Test("the server goes away again while the play is paused after the first restart: the resume plays on from there",
+          arguments: SoundServer.all)
+    func secondOutageWhilePaused(server: SoundServer) async throws {
+        let name = SharedSoundServerConnectionTests.uniqueName()
+        let player = Player(configuration: try Self.reconnecting(on: server, applicationName: name))
+        let events = EventLog(player)
+        defer { player.stop() }
+        player.play("\(try TestEnvironment.http())/cbr-44k-stereo.mp3")
+        try await player.wait(for: "2 s played", within: 10) { ($0.position ?? 0) >= 2 }
+
+        try Self.servers("kill", server)
+        try await Task.sleep(for: .milliseconds(300))
+        player.pause()
+        try Self.servers("start", server)
+        try await Self.waitForStream(of: name, on: server)
+        let pausedAt = try await Self.expectHeld(player)
+        // The paused stream holds what the first server had not played, and more if it took
+        // it: the second server's loss takes that from it.
+        try Self.servers("kill", server)
+        try await Task.sleep(for: .milliseconds(300))
+        try Self.servers("start", server)
+        try await Self.waitForStream(of: name, on: server)
+        let stillAt = try await Self.expectHeld(player)
+        #expect(abs(stillAt - pausedAt) < Self.heldPositionDrift, "from \(pausedAt) s to \(stillAt) s across the second restart")
+
+        player.resume()
+        try await player.wait(for: "playing again", within: 10) { ($0.position ?? 0) >= stillAt + 1 }
+        #expect(player.state == .playing, "\(player.state)")
+        #expect(!events.states.contains { if case .failed = $0 { true } else { false } }, "\(events.states)")
+    }
+
+    /// How far the position of a paused play may move while it is held, in seconds. A pause
+    /// that does not hold moves it by the whole second that ``expectHeld(_:)`` watches. Once
+    /// in a CI run the paused position on PipeWire moved by 57 ms after the restart, within
+    /// that second and no further; it was not seen again in tens of runs here, loaded or not.
+    static let heldPositionDrift = 0.15
+
+    /// Expects `player` to stay paused, its position still, for a second; returns where it is
+    /// held. A failure shows the positions read every 50 ms.
+    static func expectHeld(_ player: Player) async throws -> Double {
+        let heldAt = try #require(player.position)
+        var readings: [Double] = []
+        for _ in 0..<20 {
+            try await Task.sleep(for: .milliseconds(50))
+            readings.append(player.position ?? -1)
+        }
+        #expect(player.state == .paused, "\(player.state)")
+        let farthest = readings.map { abs($0 - heldAt) }.max() ?? 0
+        #expect(farthest < heldPositionDrift, "played on while paused, from \(heldAt) s: \(readings)")
+        return readings.last ?? heldAt
+    }
+
+    /// Waits until the sink named `name` has its stream on `server` again: the reconnect made
+    /// it.
+    static func waitForStream(of name: String, on server: SoundServer) async throws {
+        for _ in 0..<100 {
+            let clients = (try? SharedSoundServerConnectionTests.clients(named: name, on: server)) ?? []
+            if clients.contains(where: { (try? SharedSoundServerConnectionTests.streams(ofClient: $0, on: server)) == 1 }) {
+                return
+            }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        Issue.record("the sink made no stream on \(server) within 10 s")
+        throw CancellationError()
     }
 
     @Test("a seek made while the server is away is played from its target once the server is back",

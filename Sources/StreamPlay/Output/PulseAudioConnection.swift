@@ -132,7 +132,7 @@ final class PulseAudioConnection: @unchecked Sendable {
             if interrupted() {
                 throw .soundServerUnavailable(reason: "\(serverDescription): connection interrupted")
             }
-            if state == nil || state == PA_CONTEXT_FAILED || state == PA_CONTEXT_TERMINATED {
+            if Self.needsNewContext(state) {
                 // The connection waited for (this sink's or another's) failed: the error is this
                 // call's. Otherwise the context is gone or failed earlier: a new one replaces it.
                 if waited { throw .soundServerUnavailable(reason: "\(serverDescription): \(errorLocked)") }
@@ -155,9 +155,14 @@ final class PulseAudioConnection: @unchecked Sendable {
     /// ``readyContextLocked(interrupted:deadline:stuckAfter:)``, which connects again. Call with
     /// the mainloop lock held.
     func beginConnectingLocked() {
-        let state = context.map { pa_context_get_state($0) }
-        guard state == nil || state == PA_CONTEXT_FAILED || state == PA_CONTEXT_TERMINATED else { return }
+        guard Self.needsNewContext(context.map { pa_context_get_state($0) }) else { return }
         try? connectLocked()
+    }
+
+    /// Whether a context in `state` (nil: there is none) must be replaced by a new one: it
+    /// failed or ended. One connecting or ready is kept.
+    private static func needsNewContext(_ state: pa_context_state_t?) -> Bool {
+        state == nil || state == PA_CONTEXT_FAILED || state == PA_CONTEXT_TERMINATED
     }
 
     /// The server answered: called by the context's and the streams' callbacks, with the

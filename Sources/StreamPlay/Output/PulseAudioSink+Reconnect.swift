@@ -9,9 +9,11 @@ import Glibc
 extension PulseAudioSink {
     /// The server went away (`error`): connects again within the reconnect timeout, makes a
     /// stream of the same format, uncorks it if it was playing, and writes what the old server
-    /// had not played. Returns early, having done nothing more, when interrupted. Only this
-    /// sink's stream is dropped: the shared connection is replaced by the first of its sinks
-    /// that finds it failed, and the others wait for that one.
+    /// had not played. A server lost again during that rewrite is waited for in the same way,
+    /// and gets what it did not play of the rewrite and the rest of it. Returns early, having
+    /// done nothing more, when interrupted. Only this sink's stream is dropped: the shared
+    /// connection is replaced by the first of its sinks that finds it failed, and the others
+    /// wait for that one.
     /// - Throws: `error`'s kind, naming the wait, when the server does not come back in time.
     func reconnect(after error: PlayerError) throws(PlayerError) {
         pa_threaded_mainloop_lock(mainloop)
@@ -19,37 +21,69 @@ extension PulseAudioSink {
             pa_threaded_mainloop_unlock(mainloop)
             throw error
         }
-        formatWhileAway = lostFormat
-        let wasCorked = corked
-        let playedSeconds = wasCorked ? 0 : (ContinuousClock.now - lastWrite).inSeconds
-        let unplayed = history.suffix(PlaybackHistory.unplayedBytes(
-            latencyBytes: latencyBytesAtWrite, playedSeconds: playedSeconds,
-            bytesPerSecond: lostFormat.sampleRate * lostFormat.bytesPerFrame,
-            bytesPerFrame: lostFormat.bytesPerFrame, held: history.count))
-        closeStreamLocked()
-        // The named sink may be what went away, with the connection still up: it is looked
-        // for again before the new stream, which PipeWire would otherwise play elsewhere.
-        checkedGeneration = nil
-        unplayedFramesWhileAway = unplayed.count / lostFormat.bytesPerFrame
+        var unplayed = dropLostStreamLocked(format: lostFormat, rewriting: [])
         pa_threaded_mainloop_unlock(mainloop)
         defer {
             pa_threaded_mainloop_lock(mainloop)
             unplayedFramesWhileAway = nil
             pa_threaded_mainloop_unlock(mainloop)
         }
+        var lastError = error
+        while true {
+            guard try openAgain(format: lostFormat, after: lastError) else { return }
+            var written = 0
+            do throws(PlayerError) {
+                try unplayed.withPlayerBytes { bytes throws(PlayerError) in
+                    try write(bytes, offset: &written, isCallersAudio: false)
+                }
+                return
+            } catch {
+                lastError = error
+                pa_threaded_mainloop_lock(mainloop)
+                unplayed = dropLostStreamLocked(format: lostFormat, rewriting: unplayed[written...])
+                pa_threaded_mainloop_unlock(mainloop)
+            }
+        }
+    }
 
+    /// Drops the stream of a server that went away and returns what it had not played,
+    /// followed by `rest`, the part of an earlier server's unplayed audio not written to it
+    /// yet; until a stream plays again, that stands for the latency (the position holds where
+    /// the sound stopped). The stream's history held only what was written to it, so a server
+    /// lost during a rewrite gives back at most the rewrite.
+    private func dropLostStreamLocked(format lostFormat: AudioFormat, rewriting rest: ArraySlice<UInt8>) -> [UInt8] {
+        formatWhileAway = lostFormat
+        let playedSeconds = corked ? 0 : (ContinuousClock.now - lastWrite).inSeconds
+        let unplayed = history.suffix(PlaybackHistory.unplayedBytes(
+            latencyBytes: latencyBytesAtWrite, playedSeconds: playedSeconds,
+            bytesPerSecond: lostFormat.sampleRate * lostFormat.bytesPerFrame,
+            bytesPerFrame: lostFormat.bytesPerFrame, held: history.count)) + rest
+        closeStreamLocked()
+        // The named sink may be what went away, with the connection still up: it is looked
+        // for again before the new stream, which PipeWire would otherwise play elsewhere.
+        checkedGeneration = nil
+        unplayedFramesWhileAway = unplayed.count / lostFormat.bytesPerFrame
+        return unplayed
+    }
+
+    /// Opens a stream of `format` again, trying until the reconnect timeout has passed, and
+    /// uncorks it if the caller's last word was to play. Returns false, having opened nothing
+    /// more, when interrupted.
+    /// - Throws: `soundServerUnavailable`, naming the wait and `lastError`, when the server
+    ///   is not back in time.
+    private func openAgain(format: AudioFormat, after lastError: PlayerError) throws(PlayerError) -> Bool {
         // On the real clock, not `PlayerConfiguration.clock`: that one times the input, which a
         // test scripts; the sound server's return is a real process's, timed as it happens.
         let deadline = ContinuousClock.now + .seconds(reconnectTimeout)
-        var last = error
+        var last = lastError
         while true {
-            if interrupted.load(ordering: .acquiring) { return }
+            if interrupted.load(ordering: .acquiring) { return false }
             do throws(PlayerError) {
                 // A server back but not answering, or answering only the process's other
                 // streams, gets no longer than the reconnect has left, though enough for a
                 // server that answers to be heard.
                 let left = max((deadline - .now).inSeconds, 0.5)
-                try open(format: lostFormat, within: min(connectTimeout, left), atMost: left)
+                try open(format: format, within: min(connectTimeout, left), atMost: left)
                 break
             } catch {
                 last = error
@@ -71,9 +105,6 @@ extension PulseAudioSink {
             unrefOperation(pa_stream_cork(stream, 0, nil, nil))
         }
         pa_threaded_mainloop_unlock(mainloop)
-        var written = 0
-        try unplayed.withPlayerBytes { bytes throws(PlayerError) in
-            try write(bytes, offset: &written, isCallersAudio: false)
-        }
+        return true
     }
 }

@@ -216,17 +216,23 @@ public final class PulseAudioSink: AudioSink, @unchecked Sendable {
                 throw .soundServerUnavailable(reason: "write failed: \(contextErrorLocked)")
             }
             history.append(UnsafeRawBufferPointer(start: base + offset, count: count))
-            noteLatencyLocked(stream)
+            noteLatencyLocked(stream, afterWriting: count)
             offset += count
             if isCallersAudio, let format { framesTakenOfWriteUnderWay = offset / format.bytesPerFrame }
         }
     }
 
-    /// Remembers the stream's latency now, for what a reconnect must write again.
-    private func noteLatencyLocked(_ stream: OpaquePointer) {
+    /// Remembers the stream's latency now, for what a reconnect must write again. While the
+    /// server's timing is not known (a new stream, or just after a flush or cork), the `count`
+    /// bytes just written add to the latency last known, and the time played is counted from
+    /// when it was: they are all queued.
+    private func noteLatencyLocked(_ stream: OpaquePointer, afterWriting count: Int) {
         var latency: pa_usec_t = 0
         var negative: Int32 = 0
-        guard let format, pa_stream_get_latency(stream, &latency, &negative) == 0, negative == 0 else { return }
+        guard let format, pa_stream_get_latency(stream, &latency, &negative) == 0, negative == 0 else {
+            latencyBytesAtWrite += count
+            return
+        }
         latencyBytesAtWrite = Int(Double(latency) * Double(format.sampleRate) / 1_000_000) * format.bytesPerFrame
         lastWrite = .now
     }
@@ -250,6 +256,7 @@ public final class PulseAudioSink: AudioSink, @unchecked Sendable {
         // Also while the server is away: a reconnect must not play again what came before.
         history.removeAll()
         latencyBytesAtWrite = 0
+        lastWrite = .now
         guard let stream, pa_stream_get_state(stream) == PA_STREAM_READY else { return }
         if !corked {
             corked = true
@@ -436,6 +443,7 @@ public final class PulseAudioSink: AudioSink, @unchecked Sendable {
         let queued = streamCapacityFrames == .max ? format.sampleRate : streamCapacityFrames
         history = PlaybackHistory(capacity: (2 * queued + format.sampleRate / 4) * format.bytesPerFrame)
         latencyBytesAtWrite = 0
+        lastWrite = .now
     }
 
     func closeStreamLocked() {
