@@ -272,114 +272,132 @@ final class PlaybackSession: QueueSession, @unchecked Sendable {
         defer { pcm.deallocate() }
 
         var seenVersion = -1
+        var stop = false
         var paused = false
         while true {
             // A preloaded session waiting for its turn must not clear an interrupt meant for the
             // session that writes into the shared sink.
             if activated.load(ordering: .acquiring) && !handedOff.load(ordering: .acquiring) { sink.clearInterrupt() }
-            var seek: Double?
             let version = commandVersion.load(ordering: .acquiring)
             if version != seenVersion {
                 seenVersion = version
-                let (stop, target, isPaused) = commands.withEngineLock { commands in
+                let (stopRequested, target, isPaused) = commands.withEngineLock { commands in
                     (commands.stopRequested, commands.machine.takeSeek(), commands.machine.isPaused)
                 }
-                if stop { return .stopped }
-                seek = target
+                stop = stopRequested
                 paused = isPaused
+                if let target { state.pendingSeek = target; state.ending.suspend() }
             }
-            if let seek { state.pendingSeek = seek; state.ending.suspend() }
-            if let target = state.pendingSeek, let format = decoder.format {
+            let facts = DecodeTurn.Facts(
+                stopRequested: stop, pendingSeek: state.pendingSeek, formatKnown: decoder.format != nil,
+                pausedOnFasterThanRealTimeSink: paused && !sink.isRealTime,
+                inputInfoWaiting: !state.infoApplied && input.control.info != nil,
+                ending: state.ending.isEnding, rebuffering: state.gate.isRebuffering)
+            switch DecodeTurn.next(facts) {
+            case .stop:
+                return .stopped
+            case .seek(let target):
+                guard let format = decoder.format else { continue }
                 try performSeek(to: target, format: format, decoder: decoder, state: &state)
-            }
-            // Files and the null sink do not wait for real time: pausing them means not decoding.
-            if paused, !sink.isRealTime {
+            case .waitWhilePaused:
                 wake.wait(timeout: 1)
-                continue
-            }
-            if !state.infoApplied, let info = input.control.info {
-                state.infoApplied = true
-                commands.withEngineLock { $0.machine.inputInfo(isEndless: info.isEndless) }
-                try checkContentType(info)
-                if let total = info.totalLength { decoder.setInputLength(total) }
-                if let duration = info.duration {
-                    state.durationReported = true
-                    report(.duration(duration))
-                }
-            }
-            if state.ending.isEnding {
+            case .applyInputInfo:
+                guard let info = input.control.info else { continue }
+                try apply(info, decoder: decoder, state: &state)
+            case .endTrack:
                 if try finishPlayback(state: &state) { return .ended }
-                continue
-            }
-            if state.gate.isRebuffering, !refilled(decoder: decoder, state: &state) {
-                wake.wait(timeout: 0.05)
-                continue
-            }
-
-            switch try decode(decoder, into: pcm, state: &state) {
-            case .formatChanged:
-                guard let format = decoder.format else { continue }
-                if let previous = state.format {
-                    // A new stream within the input (an HLS discontinuity).
-                    try switchFormat(from: previous, to: format, state: &state)
-                    continue
-                }
-                state.format = format
-                if let length, length > 0 {
-                    state.endFrame = format.frames(forSeconds: startTime + length)
-                }
-                reportDuration(decoder: decoder, state: &state)
-                reportTags(decoder: decoder, state: &state)
-                if state.pendingSeek == nil { baseFrame.store(0, ordering: .releasing) }
-                decide { $0.firstAudioDecoded() }
-            case .tagsChanged:
-                // Reported as the stream's first audio goes to the sink, not when it was demuxed.
-                if let tags = decoder.tags { report(.metadata(tags)) }
-            case .audio(let byteCount, let decodedFrame):
-                guard let format = decoder.format else { continue }
-                if !state.attached {
-                    guard try attach(format: format, state: &state) else { return .stopped }
-                }
-                if !state.durationReported { reportDuration(decoder: decoder, state: &state) }
-                var chunk = UnsafeRawBufferPointer(rebasing: pcm[..<byteCount])
-                var firstFrame = decodedFrame
-                if let target = state.discardBeforeFrame {
-                    // After a segment seek: decoded from the segment's start, heard from the target.
-                    let drop = (target - firstFrame) * format.bytesPerFrame
-                    if drop >= chunk.count { continue }
-                    if drop > 0 {
-                        chunk = UnsafeRawBufferPointer(rebasing: chunk[drop...])
-                        firstFrame = target
-                    }
-                    state.discardBeforeFrame = nil
-                }
-                if try deliver(pcm: chunk, firstFrame: firstFrame, format: format, state: &state) {
-                    state.ending.begin()
-                }
-            case .needMore:
-                if try feed(decoder, buffer: inputBuffer, state: &state) {
-                    checkNearingEnd(decoder: decoder, state: &state)
-                    continue
-                }
-                let end: TrackEndPlanner.InputEnd
-                switch input.control.outcome(of: state.generation) {
-                case nil:
-                    awaitInput(decoder: decoder, state: &state)
-                    continue
-                case .finished?: end = .finished
-                case .failed(let error)?: end = .failed(error)
-                }
-                let facts = TrackEndPlanner.Facts(
-                    bytesInRing: ring.available(generation: state.generation),
-                    bytesHeldForSniffing: state.sniffed?.isEmpty == false, formatKnown: decoder.format != nil,
-                    bytesFed: state.bytesFed, audioQueued: state.gate.isStarted || state.gate.framesBuffered > 0,
-                    url: location.description)
-                try follow(TrackEndPlanner.inputEnded(end, facts: facts), state: &state)
-            case .finished:
-                try follow(TrackEndPlanner.decoderFinished(formatKnown: decoder.format != nil, url: location.description),
-                           state: &state)
+            case .refill:
+                if !refilled(decoder: decoder, state: &state) { wake.wait(timeout: 0.05) }
+            case .decode:
+                if let end = try decodeNext(decoder, into: pcm, inputBuffer: inputBuffer, state: &state) { return end }
             }
         }
+    }
+
+    /// Applies the input's response, once: its content type must be audio; its length goes to
+    /// the decoder and its duration to the player.
+    private func apply(_ info: InputInfo, decoder: DecoderChoice, state: inout DecodeState) throws(PlayerError) {
+        state.infoApplied = true
+        commands.withEngineLock { $0.machine.inputInfo(isEndless: info.isEndless) }
+        try checkContentType(info)
+        if let total = info.totalLength { decoder.setInputLength(total) }
+        if let duration = info.duration {
+            state.durationReported = true
+            report(.duration(duration))
+        }
+    }
+
+    /// Decodes the next chunk and carries out what came of it: a format to open the sink with,
+    /// tags, audio to deliver, or input to feed (and, when the input ended, what
+    /// ``TrackEndPlanner`` makes of that). Returns the play's end when it ended here: stopped
+    /// while the sink opened.
+    private func decodeNext(_ decoder: DecoderChoice, into pcm: UnsafeMutableRawBufferPointer,
+                            inputBuffer: UnsafeMutableRawBufferPointer,
+                            state: inout DecodeState) throws(PlayerError) -> PlaybackStateMachine.Phase? {
+        switch try decode(decoder, into: pcm, state: &state) {
+        case .formatChanged:
+            guard let format = decoder.format else { return nil }
+            if let previous = state.format {
+                // A new stream within the input (an HLS discontinuity).
+                try switchFormat(from: previous, to: format, state: &state)
+                return nil
+            }
+            state.format = format
+            if let length, length > 0 {
+                state.endFrame = format.frames(forSeconds: startTime + length)
+            }
+            reportDuration(decoder: decoder, state: &state)
+            reportTags(decoder: decoder, state: &state)
+            if state.pendingSeek == nil { baseFrame.store(0, ordering: .releasing) }
+            decide { $0.firstAudioDecoded() }
+        case .tagsChanged:
+            // Reported as the stream's first audio goes to the sink, not when it was demuxed.
+            if let tags = decoder.tags { report(.metadata(tags)) }
+        case .audio(let byteCount, let decodedFrame):
+            guard let format = decoder.format else { return nil }
+            if !state.attached {
+                guard try attach(format: format, state: &state) else { return .stopped }
+            }
+            if !state.durationReported { reportDuration(decoder: decoder, state: &state) }
+            var chunk = UnsafeRawBufferPointer(rebasing: pcm[..<byteCount])
+            var firstFrame = decodedFrame
+            if let target = state.discardBeforeFrame {
+                // After a segment seek: decoded from the segment's start, heard from the target.
+                let drop = (target - firstFrame) * format.bytesPerFrame
+                if drop >= chunk.count { return nil }
+                if drop > 0 {
+                    chunk = UnsafeRawBufferPointer(rebasing: chunk[drop...])
+                    firstFrame = target
+                }
+                state.discardBeforeFrame = nil
+            }
+            if try deliver(pcm: chunk, firstFrame: firstFrame, format: format, state: &state) {
+                state.ending.begin()
+            }
+        case .needMore:
+            if try feed(decoder, buffer: inputBuffer, state: &state) {
+                checkNearingEnd(decoder: decoder, state: &state)
+                return nil
+            }
+            let end: TrackEndPlanner.InputEnd
+            switch input.control.outcome(of: state.generation) {
+            case nil:
+                awaitInput(decoder: decoder, state: &state)
+                return nil
+            case .finished?: end = .finished
+            case .failed(let error)?: end = .failed(error)
+            }
+            let facts = TrackEndPlanner.Facts(
+                bytesInRing: ring.available(generation: state.generation),
+                bytesHeldForSniffing: state.sniffed?.isEmpty == false, formatKnown: decoder.format != nil,
+                bytesFed: state.bytesFed, audioQueued: state.gate.isStarted || state.gate.framesBuffered > 0,
+                url: location.description)
+            try follow(TrackEndPlanner.inputEnded(end, facts: facts), state: &state)
+        case .finished:
+            try follow(TrackEndPlanner.decoderFinished(formatKnown: decoder.format != nil, url: location.description),
+                       state: &state)
+        }
+        return nil
     }
 
     /// Carries out what ``TrackEndPlanner`` decided about the end of the input.
