@@ -35,7 +35,7 @@ struct MPRISArtworkCacheTests {
         let directory = try Self.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
         // Someone else's file in the directory is neither counted nor removed.
-        FileManager.default.createFile(atPath: "\(directory)/notes.txt", contents: Data("keep".utf8))
+        #expect(FileManager.default.createFile(atPath: "\(directory)/notes.txt", contents: Data("keep".utf8)))
         let covers = try (0..<5).map { try Self.cover($0) }
         let names = covers.map { MPRISArtworkCache.name(of: $0) }
         var cache = MPRISArtworkCache(directory: directory, capacity: 3)

@@ -117,19 +117,8 @@ struct SoundServerRestartTests {
     @Test("a pause made while the server is away holds once it is back; the resume plays on from there",
           arguments: SoundServer.all)
     func pauseWhileAwayHolds(server: SoundServer) async throws {
-        let name = SharedSoundServerConnectionTests.uniqueName()
-        let player = Player(configuration: try Self.reconnecting(on: server, applicationName: name))
-        let events = EventLog(player)
+        let (player, events, _, pausedAt) = try await Self.pausedAcrossRestart(on: server)
         defer { player.stop() }
-        player.play("\(try TestEnvironment.http())/cbr-44k-stereo.mp3")
-        try await player.wait(for: "2 s played", within: 10) { ($0.position ?? 0) >= 2 }
-
-        try Self.servers("kill", server)
-        try await Task.sleep(for: .milliseconds(300))
-        player.pause()
-        try Self.servers("start", server)
-        try await Self.waitForStream(of: name, on: server)
-        let pausedAt = try await Self.expectHeld(player)
 
         player.resume()
         try await player.wait(for: "playing again", within: 10) { ($0.position ?? 0) >= pausedAt + 1 }
@@ -140,19 +129,8 @@ struct SoundServerRestartTests {
     @Test("the server goes away again while the play is paused after the first restart: the resume plays on from there",
           arguments: SoundServer.all)
     func secondOutageWhilePaused(server: SoundServer) async throws {
-        let name = SharedSoundServerConnectionTests.uniqueName()
-        let player = Player(configuration: try Self.reconnecting(on: server, applicationName: name))
-        let events = EventLog(player)
+        let (player, events, name, pausedAt) = try await Self.pausedAcrossRestart(on: server)
         defer { player.stop() }
-        player.play("\(try TestEnvironment.http())/cbr-44k-stereo.mp3")
-        try await player.wait(for: "2 s played", within: 10) { ($0.position ?? 0) >= 2 }
-
-        try Self.servers("kill", server)
-        try await Task.sleep(for: .milliseconds(300))
-        player.pause()
-        try Self.servers("start", server)
-        try await Self.waitForStream(of: name, on: server)
-        let pausedAt = try await Self.expectHeld(player)
         // The paused stream holds what the first server had not played, and more if it took
         // it: the second server's loss takes that from it.
         try Self.servers("kill", server)
@@ -166,6 +144,30 @@ struct SoundServerRestartTests {
         try await player.wait(for: "playing again", within: 10) { ($0.position ?? 0) >= stillAt + 1 }
         #expect(player.state == .playing, "\(player.state)")
         #expect(!events.states.contains { if case .failed = $0 { true } else { false } }, "\(events.states)")
+    }
+
+    /// A play on `server` 2 s in, the server killed, the play paused while it is away, and the
+    /// server started again: returns once the sink has its stream back and the pause held for
+    /// a second (``expectHeld(_:)``), with the sink's name and where the play is held. The
+    /// caller stops the player.
+    static func pausedAcrossRestart(on server: SoundServer) async throws
+        -> (player: Player, events: EventLog, name: String, pausedAt: Double) {
+        let name = SharedSoundServerConnectionTests.uniqueName()
+        let player = Player(configuration: try reconnecting(on: server, applicationName: name))
+        let events = EventLog(player)
+        player.play("\(try TestEnvironment.http())/cbr-44k-stereo.mp3")
+        do {
+            try await player.wait(for: "2 s played", within: 10) { ($0.position ?? 0) >= 2 }
+            try servers("kill", server)
+            try await Task.sleep(for: .milliseconds(300))
+            player.pause()
+            try servers("start", server)
+            try await waitForStream(of: name, on: server)
+            return (player, events, name, try await expectHeld(player))
+        } catch {
+            player.stop()
+            throw error
+        }
     }
 
     /// How far the position of a paused play may move while it is held, in seconds. A pause
