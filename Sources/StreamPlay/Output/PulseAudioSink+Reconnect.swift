@@ -10,11 +10,13 @@ extension PulseAudioSink {
     /// The server went away (`error`): connects again within the reconnect timeout, makes a
     /// stream of the same format, uncorks it if it was playing, and writes what the old server
     /// had not played. A server lost again during that rewrite is waited for in the same way,
-    /// and gets what it did not play of the rewrite and the rest of it. Returns early, having
-    /// done nothing more, when interrupted. Only this sink's stream is dropped: the shared
-    /// connection is replaced by the first of its sinks that finds it failed, and the others
-    /// wait for that one.
-    /// - Throws: `error`'s kind, naming the wait, when the server does not come back in time.
+    /// and gets what it did not play of the rewrite and the rest of it, up to
+    /// ``lossesDuringRewrite`` times. Returns early, having done nothing more, when
+    /// interrupted; what was still to be written again is then kept for the next reconnect.
+    /// Only this sink's stream is dropped: the shared connection is replaced by the first of
+    /// its sinks that finds it failed, and the others wait for that one.
+    /// - Throws: `error`'s kind, naming the wait, when the server does not come back in time,
+    ///   or is lost during the rewrite once too often.
     func reconnect(after error: PlayerError) throws(PlayerError) {
         pa_threaded_mainloop_lock(mainloop)
         guard reconnectTimeout > 0, let lostFormat = format ?? formatWhileAway else {
@@ -29,8 +31,11 @@ extension PulseAudioSink {
             pa_threaded_mainloop_unlock(mainloop)
         }
         var lastError = error
-        while true {
-            guard try openAgain(format: lostFormat, after: lastError) else { return }
+        for _ in 0...Self.lossesDuringRewrite {
+            guard try openAgain(format: lostFormat, after: lastError) else {
+                keepForNextReconnect(unplayed)
+                return
+            }
             var written = 0
             do throws(PlayerError) {
                 try unplayed.withPlayerBytes { bytes throws(PlayerError) in
@@ -44,6 +49,25 @@ extension PulseAudioSink {
                 pa_threaded_mainloop_unlock(mainloop)
             }
         }
+        throw .soundServerUnavailable(reason: "\(serverDescription) went away \(Self.lossesDuringRewrite + 1) times "
+            + "while what it had not played was written again (\(lastError))")
+    }
+
+    /// How many times a server may be lost again while a reconnect writes what the one before
+    /// had not played. Each loss is a server that came back, took a stream and went away:
+    /// one that does so again and again is failing, not restarting, and the play fails rather
+    /// than wait on it for ever.
+    static let lossesDuringRewrite = 4
+
+    /// Keeps `unplayed` as the history of a stream that played none of it, for the reconnect
+    /// that the next write makes after an interrupted one.
+    private func keepForNextReconnect(_ unplayed: [UInt8]) {
+        pa_threaded_mainloop_lock(mainloop)
+        defer { pa_threaded_mainloop_unlock(mainloop) }
+        history.removeAll()
+        unplayed.withUnsafeBytes { history.append($0) }
+        latencyBytesAtWrite = unplayed.count
+        lastWrite = .now
     }
 
     /// Drops the stream of a server that went away and returns what it had not played,

@@ -225,15 +225,17 @@ public final class PulseAudioSink: AudioSink, @unchecked Sendable {
     /// Remembers the stream's latency now, for what a reconnect must write again. While the
     /// server's timing is not known (a new stream, or just after a flush or cork), the `count`
     /// bytes just written add to the latency last known, and the time played is counted from
-    /// when it was: they are all queued.
+    /// when it was: they are all queued. A negative latency is a queue that ran dry: only
+    /// those bytes are queued.
     private func noteLatencyLocked(_ stream: OpaquePointer, afterWriting count: Int) {
         var latency: pa_usec_t = 0
         var negative: Int32 = 0
-        guard let format, pa_stream_get_latency(stream, &latency, &negative) == 0, negative == 0 else {
+        guard let format, pa_stream_get_latency(stream, &latency, &negative) == 0 else {
             latencyBytesAtWrite += count
             return
         }
-        latencyBytesAtWrite = Int(Double(latency) * Double(format.sampleRate) / 1_000_000) * format.bytesPerFrame
+        latencyBytesAtWrite = negative != 0
+            ? count : Int(Double(latency) * Double(format.sampleRate) / 1_000_000) * format.bytesPerFrame
         lastWrite = .now
     }
 
