@@ -146,6 +146,32 @@ struct SoundServerRestartTests {
         #expect(!events.states.contains { if case .failed = $0 { true } else { false } }, "\(events.states)")
     }
 
+    @Test("a server lost again and again while a paused play waits to write what it lost: tolerated some times, then soundServerUnavailable",
+          arguments: SoundServer.all)
+    func serverLostAgainAndAgain(server: SoundServer) async throws {
+        let (player, _, name, pausedAt) = try await Self.pausedAcrossRestart(on: server)
+        defer { player.stop() }
+        // Each restart while paused is a loss during the reconnect's rewrite, which the resume
+        // holds back.
+        for restart in 1...PulseAudioSink.lossesDuringRewrite {
+            try Self.servers("kill", server)
+            try await Task.sleep(for: .milliseconds(300))
+            try Self.servers("start", server)
+            try await Self.waitForStream(of: name, on: server)
+            #expect(player.state == .paused, "after restart \(restart): \(player.state)")
+        }
+        #expect(abs((player.position ?? 0) - pausedAt) < Self.heldPositionDrift,
+                "from \(pausedAt) s to \(player.position ?? 0) s across the restarts")
+        try Self.servers("kill", server)
+        defer { try? Self.servers("start", server) }
+        let final = try await player.finish(within: 10)
+        guard case .failed(let error) = final, error.code == .soundServerUnavailable else {
+            Issue.record("expected soundServerUnavailable, got \(final)")
+            return
+        }
+        #expect(error.description.contains("went away \(PulseAudioSink.lossesDuringRewrite + 1) times"), "\(error)")
+    }
+
     /// A play on `server` 2 s in, the server killed, the play paused while it is away, and the
     /// server started again: returns once the sink has its stream back and the pause held for
     /// a second (``expectHeld(_:)``), with the sink's name and where the play is held. The
