@@ -120,10 +120,7 @@ struct SoundServerRestartTests {
         let (player, events, _, pausedAt) = try await Self.pausedAcrossRestart(on: server)
         defer { player.stop() }
 
-        player.resume()
-        try await player.wait(for: "playing again", within: 10) { ($0.position ?? 0) >= pausedAt + 1 }
-        #expect(player.state == .playing, "\(player.state)")
-        #expect(!events.states.contains { if case .failed = $0 { true } else { false } }, "\(events.states)")
+        try await Self.expectPlaysOn(player, from: pausedAt, events: events)
     }
 
     @Test("the server goes away again while the play is paused after the first restart: the resume plays on from there",
@@ -133,17 +130,10 @@ struct SoundServerRestartTests {
         defer { player.stop() }
         // The paused stream holds what the first server had not played, and more if it took
         // it: the second server's loss takes that from it.
-        try Self.servers("kill", server)
-        try await Task.sleep(for: .milliseconds(300))
-        try Self.servers("start", server)
-        try await Self.waitForStream(of: name, on: server)
+        try await Self.restart(server, waitingForStreamOf: name)
         let stillAt = try await Self.expectHeld(player)
         #expect(abs(stillAt - pausedAt) < Self.heldPositionDrift, "from \(pausedAt) s to \(stillAt) s across the second restart")
-
-        player.resume()
-        try await player.wait(for: "playing again", within: 10) { ($0.position ?? 0) >= stillAt + 1 }
-        #expect(player.state == .playing, "\(player.state)")
-        #expect(!events.states.contains { if case .failed = $0 { true } else { false } }, "\(events.states)")
+        try await Self.expectPlaysOn(player, from: stillAt, events: events)
     }
 
     @Test("a server lost again and again while a paused play waits to write what it lost: tolerated some times, then soundServerUnavailable",
@@ -154,10 +144,7 @@ struct SoundServerRestartTests {
         // Each restart while paused is a loss during the reconnect's rewrite, which the resume
         // holds back.
         for restart in 1...PulseAudioSink.lossesDuringRewrite {
-            try Self.servers("kill", server)
-            try await Task.sleep(for: .milliseconds(300))
-            try Self.servers("start", server)
-            try await Self.waitForStream(of: name, on: server)
+            try await Self.restart(server, waitingForStreamOf: name)
             #expect(player.state == .paused, "after restart \(restart): \(player.state)")
         }
         #expect(abs((player.position ?? 0) - pausedAt) < Self.heldPositionDrift,
@@ -184,11 +171,7 @@ struct SoundServerRestartTests {
         player.play("\(try TestEnvironment.http())/cbr-44k-stereo.mp3")
         do {
             try await player.wait(for: "2 s played", within: 10) { ($0.position ?? 0) >= 2 }
-            try servers("kill", server)
-            try await Task.sleep(for: .milliseconds(300))
-            player.pause()
-            try servers("start", server)
-            try await waitForStream(of: name, on: server)
+            try await restart(server, waitingForStreamOf: name) { player.pause() }
             return (player, events, name, try await expectHeld(player))
         } catch {
             player.stop()
@@ -214,7 +197,27 @@ struct SoundServerRestartTests {
         #expect(player.state == .paused, "\(player.state)")
         let farthest = readings.map { abs($0 - heldAt) }.max() ?? 0
         #expect(farthest < heldPositionDrift, "played on while paused, from \(heldAt) s: \(readings)")
-        return readings.last ?? heldAt
+        return try #require(player.position)
+    }
+
+    /// Kills `server`, runs `whileAway` 300 ms later, starts the server again and waits until
+    /// the sink named `name` has its stream there once more.
+    static func restart(_ server: SoundServer, waitingForStreamOf name: String,
+                        whileAway: () -> Void = {}) async throws {
+        try servers("kill", server)
+        try await Task.sleep(for: .milliseconds(300))
+        whileAway()
+        try servers("start", server)
+        try await waitForStream(of: name, on: server)
+    }
+
+    /// Resumes `player`, held at `position`, and expects it to play a second on from there
+    /// without having failed at any point (`events`).
+    static func expectPlaysOn(_ player: Player, from position: Double, events: EventLog) async throws {
+        player.resume()
+        try await player.wait(for: "playing again", within: 10) { ($0.position ?? 0) >= position + 1 }
+        #expect(player.state == .playing, "\(player.state)")
+        #expect(!events.states.contains { if case .failed = $0 { true } else { false } }, "\(events.states)")
     }
 
     /// Waits until the sink named `name` has its stream on `server` again: the reconnect made

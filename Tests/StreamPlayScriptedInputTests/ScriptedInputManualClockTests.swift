@@ -117,6 +117,11 @@ struct ScriptedInputManualClockTests {
         // Waits of 1, 2, 3 (4 capped) and 3 s: retries due at 1, 3, 6 and 9 s on the clock.
         let due: [Duration] = [.seconds(1), .seconds(3), .seconds(6), .seconds(9)]
         for (made, retryAt) in due.enumerated() {
+            // The cut must have been seen first: before the play's start reaches it, the
+            // input's thread idles until 1 s on the clock too, and a retry planned after the
+            // clock moved would be due later than `retryAt`.
+            try #require(await eventually { play.player.statistics.reconnectCount == made + 1 },
+                         "retry \(made + 1) not planned: \(play.player.statistics)")
             #expect(await clock.waitForSleeper { $0 == retryAt }, "retry \(made + 1): \(clock.sleepingDeadlines)")
             clock.advance(by: retryAt - clock.now - .milliseconds(10))
             try await Task.sleep(for: .milliseconds(5))
