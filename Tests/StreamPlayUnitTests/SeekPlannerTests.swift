@@ -63,4 +63,24 @@ struct SeekPlannerTests {
         let early = SeekPlanner.segmentPlan(in: Self.playlist([4, 4]), to: -3, format: Self.format, samplesPerFrame: nil)
         #expect(early == SeekPlanner.SegmentPlan(segmentIndex: 0, startFrame: 0, targetFrame: 0))
     }
+
+    @Test("after a segment seek, chunks before the target are dropped, the one holding it is cut at it, later ones are whole")
+    func heardPart() {
+        let stereo = 4
+        // Frames 0..<1152 and a target at 2000: nothing heard.
+        #expect(SeekPlanner.heardPart(ofChunkAt: 0, byteCount: 1152 * stereo, bytesPerFrame: stereo, targetFrame: 2000) == .none)
+        // Frames 1152..<2304: heard from frame 2000, 848 frames in.
+        #expect(SeekPlanner.heardPart(ofChunkAt: 1152, byteCount: 1152 * stereo, bytesPerFrame: stereo, targetFrame: 2000)
+                == .from(byte: 848 * stereo, frame: 2000))
+        // Ending exactly at the target: nothing of it is heard; starting exactly there: all.
+        #expect(SeekPlanner.heardPart(ofChunkAt: 848, byteCount: 1152 * stereo, bytesPerFrame: stereo, targetFrame: 2000) == .none)
+        #expect(SeekPlanner.heardPart(ofChunkAt: 2000, byteCount: 1152 * stereo, bytesPerFrame: stereo, targetFrame: 2000)
+                == .from(byte: 0, frame: 2000))
+        // A decoder that landed past the target: heard whole, from where it is.
+        #expect(SeekPlanner.heardPart(ofChunkAt: 3000, byteCount: 1152 * stereo, bytesPerFrame: stereo, targetFrame: 2000)
+                == .from(byte: 0, frame: 3000))
+        // Mono counts frames of two bytes.
+        #expect(SeekPlanner.heardPart(ofChunkAt: 0, byteCount: 1152 * 2, bytesPerFrame: 2, targetFrame: 100)
+                == .from(byte: 200, frame: 100))
+    }
 }

@@ -363,12 +363,11 @@ final class PlaybackSession: QueueSession, @unchecked Sendable {
             var firstFrame = decodedFrame
             if let target = state.discardBeforeFrame {
                 // After a segment seek: decoded from the segment's start, heard from the target.
-                let drop = (target - firstFrame) * format.bytesPerFrame
-                if drop >= chunk.count { return nil }
-                if drop > 0 {
-                    chunk = UnsafeRawBufferPointer(rebasing: chunk[drop...])
-                    firstFrame = target
-                }
+                guard case .from(let byte, let frame) = SeekPlanner.heardPart(
+                    ofChunkAt: firstFrame, byteCount: byteCount, bytesPerFrame: format.bytesPerFrame, targetFrame: target
+                ) else { return nil }
+                chunk = UnsafeRawBufferPointer(rebasing: chunk[byte...])
+                firstFrame = frame
                 state.discardBeforeFrame = nil
             }
             if try deliver(pcm: chunk, firstFrame: firstFrame, format: format, state: &state) {

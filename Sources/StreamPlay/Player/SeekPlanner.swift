@@ -64,4 +64,26 @@ enum SeekPlanner {
         let targetFrame = max(format.frames(forSeconds: clamped), startFrame)
         return SegmentPlan(segmentIndex: index, startFrame: startFrame, targetFrame: targetFrame)
     }
+
+    /// What is heard of a chunk decoded after a segment seek, which decodes from the segment's
+    /// start and drops audio before its ``SegmentPlan/targetFrame``.
+    enum HeardPart: Equatable, Sendable {
+        /// The chunk ends before the target: dropped whole, and the dropping goes on.
+        case none
+        /// The chunk from this byte on, whose first frame is `frame`: the target is reached,
+        /// and the audio after this chunk is heard whole.
+        case from(byte: Int, frame: Int)
+    }
+
+    /// The part of a decoded chunk heard after a segment seek to `targetFrame`.
+    /// - Parameters:
+    ///   - firstFrame: the frame of the chunk's first sample.
+    ///   - byteCount: the chunk's length, whole frames of `bytesPerFrame` bytes.
+    static func heardPart(ofChunkAt firstFrame: Int, byteCount: Int, bytesPerFrame: Int,
+                          targetFrame: Int) -> HeardPart {
+        let drop = (targetFrame - firstFrame) * bytesPerFrame
+        if drop >= byteCount { return .none }
+        // A chunk that starts past the target (a decoder that landed late) is heard whole.
+        return drop > 0 ? .from(byte: drop, frame: targetFrame) : .from(byte: 0, frame: firstFrame)
+    }
 }
