@@ -3,32 +3,31 @@
 // transfer for rebuffers.
 
 extension PlaybackSession {
-    /// Damaged stretches survived in one track before the play fails.
-    static let recoveryLimit = 16
-
+    /// Decodes the next chunk. A failure, or an end declared while input goes on, is either
+    /// the play's error or damage decoded past, as ``DecodeFailurePlanner`` decides.
     func decode(_ decoder: any AudioDecoder, into pcm: UnsafeMutableRawBufferPointer,
                         state: inout DecodeState) throws(PlayerError) -> DecodeStep {
+        // Read after the decode, and only when it failed or ended: not for every chunk.
+        func facts() -> DecodeFailurePlanner.Facts {
+            .init(formatKnown: decoder.format != nil, searchesForFrames: decoder.searchesForFrames,
+                  recoveries: state.recoveries, url: location.description)
+        }
         let step: DecodeStep
         do {
             step = try decoder.decode(into: pcm)
         } catch {
-            if error.code == .unsupportedFormat { throw .unsupportedFormat(url: location.description, format: error.format ?? "") }
-            if error.code == .drmProtected { throw .drmProtected(url: location.description, scheme: error.format ?? "") }
-            if decoder.format == nil {
-                throw .notAudio(url: location.description, reason: "\(error)")
-            }
-            guard decoder.searchesForFrames else { throw error }
             // Garbage mid-stream: decoding goes on after it, as a listener expects.
-            guard state.recoveries < Self.recoveryLimit else { throw error }
+            if case .fail(let failure) = DecodeFailurePlanner.decoderFailed(error, facts: facts()) { throw failure }
             logger.debug("decoder resync after damage", metadata: ["error": "\(error)"])
             try recover(decoder, state: &state)
             return .needMore
         }
         if let failure = state.pump?.failure { throw failure }
+        guard step == .finished else { return step }
         // The decoder declares an end while input goes on: what follows was taken for another
         // stream (a false header in garbage). Decode on from the next good frame.
-        if step == .finished, decoder.searchesForFrames, input.control.outcome(of: state.generation) == nil || ring.available(generation: state.generation) > 0,
-           state.recoveries < Self.recoveryLimit {
+        let inputGoesOn = input.control.outcome(of: state.generation) == nil || ring.available(generation: state.generation) > 0
+        if DecodeFailurePlanner.decoderFinished(inputGoesOn: inputGoesOn, facts: facts()) == .recover {
             try recover(decoder, state: &state)
             return .needMore
         }
@@ -107,30 +106,28 @@ extension PlaybackSession {
         case .needMore where !ended:
             return true
         case .decided(.id3v2Tag(let size)):
-            // A tag no bigger than the largest picture kept is held whole before it is read:
-            // its cover and track number may come after the bytes at hand.
-            if size > held.count, size <= Artwork.maximumSize, !ended { return true }
-            // The tag is skipped here, not fed: mpg123 would hold all of it in memory, and its
-            // size (up to 256 MiB) comes from the network. What follows it is sniffed in turn.
-            let tagEnd = heldStart + size
-            // A bigger tag is read from the part at hand (text frames lead). Its names are
-            // reported with the other tags' once the audio is known (``reportTags``); its
-            // ReplayGain goes to the decoder, which applies it.
+            let plan = LeadingTagPlanner.plan(
+                tagSize: size, tagStart: heldStart, held: held.count, inputEnded: ended,
+                inputPosition: state.inputPosition, buffered: ring.available(generation: state.generation),
+                supportsRanges: input.control.info?.supportsRanges == true)
+            if plan == .holdWhole { return true }
+            // A tag bigger than what is held is read from the part at hand (text frames lead).
+            // Its names are reported with the other tags' once the audio is known
+            // (``reportTags``); its ReplayGain goes to the decoder, which applies it.
             if var names = ID3TagReader.read(held.prefix(size)) {
                 if let gain = names.replayGainValues { decoder.useReplayGain(fromTag: gain) }
                 names.replayGainValues = nil
                 state.heldTags = names
             }
-            try decoder.restart(atByte: tagEnd, frame: 0)
-            if size <= held.count {
-                state.sniffed = Array(held[size...])
-                return true
-            }
-            state.sniffed = []
-            if input.control.info?.supportsRanges == true,
-               tagEnd - state.inputPosition > ring.available(generation: state.generation) {
+            try decoder.restart(atByte: heldStart + size, frame: 0)
+            switch plan {
+            case .holdWhole: break
+            case .sniffHeld(let index): state.sniffed = Array(held[index...])
+            case .restartInput(let tagEnd):
+                state.sniffed = []
                 restartInput(at: tagEnd, state: &state)
-            } else {
+            case .skip(let tagEnd):
+                state.sniffed = []
                 state.skipTo = tagEnd
             }
             return true

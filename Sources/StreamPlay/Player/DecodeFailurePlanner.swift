@@ -1,0 +1,49 @@
+/// What the decoder thread makes of a decoder that failed, or that declared an end while input
+/// goes on: fail the play with an error that names the track, or decode on after the damaged
+/// stretch, as a listener expects of a stream with garbage in it. A pure decision, tested with
+/// no decoder.
+enum DecodeFailurePlanner {
+    /// Damaged stretches survived in one track before the play fails.
+    static let recoveryLimit = 16
+
+    /// What to do.
+    enum Verdict: Equatable, Sendable {
+        /// The play fails with this error.
+        case fail(PlayerError)
+        /// Restart the decoder after the damage and decode on.
+        case recover
+    }
+
+    /// What the decoder thread knows when the decoder fails or ends.
+    struct Facts: Equatable, Sendable {
+        /// The decoder knows the audio's format: some audio was found.
+        var formatKnown: Bool
+        /// The decoder finds frames in a byte stream (libmpg123), so it can start again past
+        /// damage; a container's demuxer (FFmpeg) cannot.
+        var searchesForFrames: Bool
+        /// Damaged stretches survived so far in this track.
+        var recoveries: Int
+        /// The track, as errors name it.
+        var url: String
+    }
+
+    /// The decoder threw `error`. A format it cannot play or a DRM scheme fails the play
+    /// naming the track; so does any error before audio was found (it is not audio). After
+    /// that, a decoder that searches for frames recovers, ``recoveryLimit`` times at most.
+    static func decoderFailed(_ error: PlayerError, facts: Facts) -> Verdict {
+        if error.code == .unsupportedFormat { return .fail(.unsupportedFormat(url: facts.url, format: error.format ?? "")) }
+        if error.code == .drmProtected { return .fail(.drmProtected(url: facts.url, scheme: error.format ?? "")) }
+        if !facts.formatKnown { return .fail(.notAudio(url: facts.url, reason: "\(error)")) }
+        guard facts.searchesForFrames, facts.recoveries < recoveryLimit else { return .fail(error) }
+        return .recover
+    }
+
+    /// The decoder declared its stream finished. While input goes on (the input has not ended,
+    /// or bytes are still buffered), a decoder that searches for frames took what follows for
+    /// another stream (a false header in garbage): it recovers, within the same limit. Returns
+    /// `nil` when the end is the track's.
+    static func decoderFinished(inputGoesOn: Bool, facts: Facts) -> Verdict? {
+        guard inputGoesOn, facts.searchesForFrames, facts.recoveries < recoveryLimit else { return nil }
+        return .recover
+    }
+}
