@@ -13,6 +13,9 @@ struct DecodeFailurePlannerTests {
 
     @Test("a format that cannot be played, or DRM, fails the play naming the track, even mid-stream")
     func unplayable() {
+        #expect(DecodeFailurePlanner.decoderFailed(PlayerError.unsupportedFormat(url: "", format: "Musepack"),
+                                                   facts: Self.facts(formatKnown: false))
+                == .fail(.unsupportedFormat(url: Self.url, format: "Musepack")))
         let unsupported = PlayerError.unsupportedFormat(url: "", format: "MP4 (brand M4A)")
         #expect(DecodeFailurePlanner.decoderFailed(unsupported, facts: Self.facts())
                 == .fail(.unsupportedFormat(url: Self.url, format: "MP4 (brand M4A)")))
@@ -25,6 +28,9 @@ struct DecodeFailurePlannerTests {
     func beforeAudio() {
         let verdict = DecodeFailurePlanner.decoderFailed(Self.damage, facts: Self.facts(formatKnown: false))
         #expect(verdict == .fail(.notAudio(url: Self.url, reason: "\(Self.damage)")))
+        // A demuxer's too: not audio comes before whether the decoder could resync.
+        let demuxer = DecodeFailurePlanner.decoderFailed(Self.damage, facts: Self.facts(formatKnown: false, searchesForFrames: false))
+        #expect(demuxer == .fail(.notAudio(url: Self.url, reason: "\(Self.damage)")))
     }
 
     @Test("damage mid-stream is decoded past by a decoder that searches for frames, up to the limit")
@@ -42,12 +48,38 @@ struct DecodeFailurePlannerTests {
                 == .fail(Self.damage))
     }
 
+    static func finished(searchesForFrames: Bool = true, recoveries: Int = 0, inputGoesOn: Bool)
+        -> DecodeFailurePlanner.Verdict? {
+        DecodeFailurePlanner.decoderFinished(searchesForFrames: searchesForFrames, recoveries: recoveries,
+                                             url: Self.url, inputGoesOn: inputGoesOn)
+    }
+
     @Test("an end declared while input goes on is recovered from, within the limit; at the input's end it is the track's")
     func falseEnd() {
-        #expect(DecodeFailurePlanner.decoderFinished(inputGoesOn: true, facts: Self.facts()) == .recover)
-        #expect(DecodeFailurePlanner.decoderFinished(inputGoesOn: false, facts: Self.facts()) == nil)
-        #expect(DecodeFailurePlanner.decoderFinished(inputGoesOn: true, facts: Self.facts(searchesForFrames: false)) == nil)
-        let spent = Self.facts(recoveries: DecodeFailurePlanner.recoveryLimit)
-        #expect(DecodeFailurePlanner.decoderFinished(inputGoesOn: true, facts: spent) == nil)
+        #expect(Self.finished(inputGoesOn: true) == .recover)
+        #expect(Self.finished(recoveries: DecodeFailurePlanner.recoveryLimit - 1, inputGoesOn: true) == .recover)
+        #expect(Self.finished(inputGoesOn: false) == nil)
+        #expect(Self.finished(recoveries: DecodeFailurePlanner.recoveryLimit, inputGoesOn: false) == nil)
+        #expect(Self.finished(searchesForFrames: false, inputGoesOn: true) == nil)
+    }
+
+    @Test("a false end past the limit fails the play with decodingFailed: the input it leaves is not called played")
+    func falseEndPastTheLimit() {
+        let verdict = Self.finished(recoveries: DecodeFailurePlanner.recoveryLimit, inputGoesOn: true)
+        guard case .fail(let error)? = verdict else {
+            Issue.record("expected a failure, got \(String(describing: verdict))")
+            return
+        }
+        #expect(error.code == .decodingFailed)
+        #expect(error.description.contains(Self.url), "\(error)")
+    }
+
+    @Test("a demuxer's end is the track's without the input being looked at")
+    func demuxerEndReadsNoInput() {
+        var looked = false
+        let verdict = DecodeFailurePlanner.decoderFinished(searchesForFrames: false, recoveries: 0, url: Self.url,
+                                                           inputGoesOn: { looked = true; return true }())
+        #expect(verdict == nil)
+        #expect(!looked)
     }
 }

@@ -68,12 +68,12 @@ struct SeekPlannerTests {
     func heardPart() {
         let stereo = 4
         // Frames 0..<1152 and a target at 2000: nothing heard.
-        #expect(SeekPlanner.heardPart(ofChunkAt: 0, byteCount: 1152 * stereo, bytesPerFrame: stereo, targetFrame: 2000) == .none)
+        #expect(SeekPlanner.heardPart(ofChunkAt: 0, byteCount: 1152 * stereo, bytesPerFrame: stereo, targetFrame: 2000) == .dropped)
         // Frames 1152..<2304: heard from frame 2000, 848 frames in.
         #expect(SeekPlanner.heardPart(ofChunkAt: 1152, byteCount: 1152 * stereo, bytesPerFrame: stereo, targetFrame: 2000)
                 == .from(byte: 848 * stereo, frame: 2000))
         // Ending exactly at the target: nothing of it is heard; starting exactly there: all.
-        #expect(SeekPlanner.heardPart(ofChunkAt: 848, byteCount: 1152 * stereo, bytesPerFrame: stereo, targetFrame: 2000) == .none)
+        #expect(SeekPlanner.heardPart(ofChunkAt: 848, byteCount: 1152 * stereo, bytesPerFrame: stereo, targetFrame: 2000) == .dropped)
         #expect(SeekPlanner.heardPart(ofChunkAt: 2000, byteCount: 1152 * stereo, bytesPerFrame: stereo, targetFrame: 2000)
                 == .from(byte: 0, frame: 2000))
         // A decoder that landed past the target: heard whole, from where it is.

@@ -234,15 +234,18 @@ final class CurlInputSource: InputSource, @unchecked Sendable {
         case .retry(_, let seconds):
             delay = seconds
         }
+        let request = PlannedRequest(offset: end.resumeOffset, generation: transfer.generation,
+                                     notBefore: clock.now + .milliseconds(Int(delay * 1000)),
+                                     requestRange: !(transfer.isReconnect ? liveStream : transfer.info.isEndless),
+                                     isReconnect: true)
+        // Counted once its time is set: a test on a manual clock that sees the count finds the
+        // retry's time fixed.
         onReconnect()
         configuration.logger.info("reconnecting", metadata: [
             "url": "\(redactedURL)", "offset": "\(end.resumeOffset)", "retry": "\(retries)",
             "cause": "\(end.error.map { "\($0)" } ?? "-")",
         ])
-        return PlannedRequest(offset: end.resumeOffset, generation: transfer.generation,
-                              notBefore: clock.now + .milliseconds(Int(delay * 1000)),
-                              requestRange: !(transfer.isReconnect ? liveStream : transfer.info.isEndless),
-                              isReconnect: true)
+        return request
     }
 
     /// Asks the refresher for a new URL, blocking this input thread (never the task pool)

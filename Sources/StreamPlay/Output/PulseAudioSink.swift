@@ -27,8 +27,8 @@ import Synchronization
 /// reconnect timeout, then writes again what the old server held unplayed (the sink keeps the
 /// last audio it wrote), so the play goes on where it was heard. A server that does not come
 /// back in time is `soundServerUnavailable`, as a server that was never there; so is one that
-/// takes the new stream and goes away again, more often than `lossesDuringRewrite` allows,
-/// before that audio is written again.
+/// takes the new stream and goes away again, more than four times in one reconnect, before
+/// that audio is written again.
 public final class PulseAudioSink: AudioSink, @unchecked Sendable {
     private let server: String?
     private let sinkName: String?

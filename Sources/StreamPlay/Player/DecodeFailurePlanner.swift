@@ -14,7 +14,7 @@ enum DecodeFailurePlanner {
         case recover
     }
 
-    /// What the decoder thread knows when the decoder fails or ends.
+    /// What the decoder thread knows when the decoder fails.
     struct Facts: Equatable, Sendable {
         /// The decoder knows the audio's format: some audio was found.
         var formatKnown: Bool
@@ -38,12 +38,18 @@ enum DecodeFailurePlanner {
         return .recover
     }
 
-    /// The decoder declared its stream finished. While input goes on (the input has not ended,
-    /// or bytes are still buffered), a decoder that searches for frames took what follows for
-    /// another stream (a false header in garbage): it recovers, within the same limit. Returns
-    /// `nil` when the end is the track's.
-    static func decoderFinished(inputGoesOn: Bool, facts: Facts) -> Verdict? {
-        guard inputGoesOn, facts.searchesForFrames, facts.recoveries < recoveryLimit else { return nil }
+    /// The decoder declared its stream finished. A decoder that searches for frames, while
+    /// input goes on (the input has not ended, or bytes are still buffered), took what follows
+    /// for another stream (a false header in garbage): it recovers, within the same limit, and
+    /// past the limit the play fails (`decodingFailed`) rather than end with input unplayed.
+    /// Returns `nil` when the end is the track's.
+    /// - Parameter inputGoesOn: read only for a decoder that searches for frames.
+    static func decoderFinished(searchesForFrames: Bool, recoveries: Int, url: @autoclosure () -> String,
+                                inputGoesOn: @autoclosure () -> Bool) -> Verdict? {
+        guard searchesForFrames, inputGoesOn() else { return nil }
+        guard recoveries < recoveryLimit else {
+            return .fail(.decodingFailed(reason: "more than \(recoveryLimit) damaged stretches in \(url())"))
+        }
         return .recover
     }
 }

@@ -7,17 +7,15 @@ extension PlaybackSession {
     /// the play's error or damage decoded past, as ``DecodeFailurePlanner`` decides.
     func decode(_ decoder: any AudioDecoder, into pcm: UnsafeMutableRawBufferPointer,
                         state: inout DecodeState) throws(PlayerError) -> DecodeStep {
-        // Read after the decode, and only when it failed or ended: not for every chunk.
-        func facts() -> DecodeFailurePlanner.Facts {
-            .init(formatKnown: decoder.format != nil, searchesForFrames: decoder.searchesForFrames,
-                  recoveries: state.recoveries, url: location.description)
-        }
         let step: DecodeStep
         do {
             step = try decoder.decode(into: pcm)
         } catch {
             // Garbage mid-stream: decoding goes on after it, as a listener expects.
-            if case .fail(let failure) = DecodeFailurePlanner.decoderFailed(error, facts: facts()) { throw failure }
+            let facts = DecodeFailurePlanner.Facts(
+                formatKnown: decoder.format != nil, searchesForFrames: decoder.searchesForFrames,
+                recoveries: state.recoveries, url: location.description)
+            if case .fail(let failure) = DecodeFailurePlanner.decoderFailed(error, facts: facts) { throw failure }
             logger.debug("decoder resync after damage", metadata: ["error": "\(error)"])
             try recover(decoder, state: &state)
             return .needMore
@@ -26,12 +24,16 @@ extension PlaybackSession {
         guard step == .finished else { return step }
         // The decoder declares an end while input goes on: what follows was taken for another
         // stream (a false header in garbage). Decode on from the next good frame.
-        let inputGoesOn = input.control.outcome(of: state.generation) == nil || ring.available(generation: state.generation) > 0
-        if DecodeFailurePlanner.decoderFinished(inputGoesOn: inputGoesOn, facts: facts()) == .recover {
+        switch DecodeFailurePlanner.decoderFinished(
+            searchesForFrames: decoder.searchesForFrames, recoveries: state.recoveries, url: location.description,
+            inputGoesOn: input.control.outcome(of: state.generation) == nil || ring.available(generation: state.generation) > 0
+        ) {
+        case .recover?:
             try recover(decoder, state: &state)
             return .needMore
+        case .fail(let failure)?: throw failure
+        case nil: return step
         }
-        return step
     }
 
     /// Restarts the decoder after a damaged stretch. Where the input can restart at a byte, it
@@ -106,13 +108,8 @@ extension PlaybackSession {
         case .needMore where !ended:
             return true
         case .decided(.id3v2Tag(let size)):
-            let plan = LeadingTagPlanner.plan(
-                tagSize: size, tagStart: heldStart, held: held.count, inputEnded: ended,
-                inputPosition: state.inputPosition, buffered: ring.available(generation: state.generation),
-                supportsRanges: input.control.info?.supportsRanges == true)
-            if plan == .holdWhole { return true }
-            // A tag bigger than what is held is read from the part at hand (text frames lead).
-            // Its names are reported with the other tags' once the audio is known
+            if LeadingTagPlanner.waitsForWholeTag(tagSize: size, held: held.count, inputEnded: ended) { return true }
+            // The tag's names are reported with the other tags' once the audio is known
             // (``reportTags``); its ReplayGain goes to the decoder, which applies it.
             if var names = ID3TagReader.read(held.prefix(size)) {
                 if let gain = names.replayGainValues { decoder.useReplayGain(fromTag: gain) }
@@ -120,8 +117,11 @@ extension PlaybackSession {
                 state.heldTags = names
             }
             try decoder.restart(atByte: heldStart + size, frame: 0)
-            switch plan {
-            case .holdWhole: break
+            switch LeadingTagPlanner.wayPast(
+                tagSize: size, tagStart: heldStart, held: held.count, inputPosition: state.inputPosition,
+                buffered: ring.available(generation: state.generation),
+                supportsRanges: input.control.info?.supportsRanges == true
+            ) {
             case .sniffHeld(let index): state.sniffed = Array(held[index...])
             case .restartInput(let tagEnd):
                 state.sniffed = []

@@ -69,7 +69,7 @@ enum SeekPlanner {
     /// start and drops audio before its ``SegmentPlan/targetFrame``.
     enum HeardPart: Equatable, Sendable {
         /// The chunk ends before the target: dropped whole, and the dropping goes on.
-        case none
+        case dropped
         /// The chunk from this byte on, whose first frame is `frame`: the target is reached,
         /// and the audio after this chunk is heard whole.
         case from(byte: Int, frame: Int)
@@ -82,7 +82,7 @@ enum SeekPlanner {
     static func heardPart(ofChunkAt firstFrame: Int, byteCount: Int, bytesPerFrame: Int,
                           targetFrame: Int) -> HeardPart {
         let drop = (targetFrame - firstFrame) * bytesPerFrame
-        if drop >= byteCount { return .none }
+        if drop >= byteCount { return .dropped }
         // A chunk that starts past the target (a decoder that landed late) is heard whole.
         return drop > 0 ? .from(byte: drop, frame: targetFrame) : .from(byte: 0, frame: firstFrame)
     }
