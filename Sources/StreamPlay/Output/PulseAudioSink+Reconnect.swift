@@ -10,13 +10,14 @@ extension PulseAudioSink {
     /// The server went away (`error`): connects again within the reconnect timeout, makes a
     /// stream of the same format, uncorks it if it was playing, and writes what the old server
     /// had not played. A server lost again during that rewrite is waited for in the same way,
-    /// and gets what it did not play of the rewrite and the rest of it, up to
-    /// ``lossesDuringRewrite`` times. Returns early, having done nothing more, when
-    /// interrupted; what was still to be written again is then kept for the next reconnect.
+    /// and gets what it did not play of the rewrite and the rest of it. A server lost more than
+    /// ``lossesTolerated`` times with none of the sink's audio played in between fails the
+    /// play. Returns early, having done nothing more, when interrupted; what was still to be
+    /// written again is then kept for the next reconnect.
     /// Only this sink's stream is dropped: the shared connection is replaced by the first of
     /// its sinks that finds it failed, and the others wait for that one.
     /// - Throws: `error`'s kind, naming the wait, when the server does not come back in time,
-    ///   or is lost during the rewrite once too often.
+    ///   or is lost once too often with nothing played in between.
     func reconnect(after error: PlayerError) throws(PlayerError) {
         pa_threaded_mainloop_lock(mainloop)
         guard reconnectTimeout > 0, let lostFormat = format ?? formatWhileAway else {
@@ -30,8 +31,9 @@ extension PulseAudioSink {
             unplayedFramesWhileAway = nil
             pa_threaded_mainloop_unlock(mainloop)
         }
+        try checkLossesTolerated(after: error)
         var lastError = error
-        for _ in 0...Self.lossesDuringRewrite {
+        while true {
             guard try openAgain(format: lostFormat, after: lastError) else {
                 keepForNextReconnect(unplayed)
                 return
@@ -47,17 +49,30 @@ extension PulseAudioSink {
                 pa_threaded_mainloop_lock(mainloop)
                 unplayed = dropLostStreamLocked(format: lostFormat, rewriting: unplayed[written...])
                 pa_threaded_mainloop_unlock(mainloop)
+                try checkLossesTolerated(after: error)
             }
         }
-        throw .soundServerUnavailable(reason: "\(serverDescription) went away \(Self.lossesDuringRewrite + 1) times "
-            + "while what it had not played was written again (\(lastError))")
     }
 
-    /// How many times a server may be lost again while a reconnect writes what the one before
-    /// had not played. Each loss is a server that came back, took a stream and went away:
-    /// one that does so again and again is failing, not restarting, and the play fails rather
-    /// than wait on it for ever.
-    static let lossesDuringRewrite = 4
+    /// How many times in a row the server may be lost with none of the sink's audio played in
+    /// between (a paused play plays none). Each loss after the first is a server that came
+    /// back, took a stream and went away again: one that does so again and again is failing,
+    /// not restarting, and the play fails rather than wait on it for ever. The count is the
+    /// sink's, not one reconnect's: a paused stream may take all that was written again and
+    /// then hold the caller's next write, where the next loss starts a reconnect of its own.
+    static let lossesTolerated = 5
+
+    /// Counts a loss of the server; throws `soundServerUnavailable` when it is one more than
+    /// ``lossesTolerated`` with nothing played since the first.
+    private func checkLossesTolerated(after error: PlayerError) throws(PlayerError) {
+        pa_threaded_mainloop_lock(mainloop)
+        lossesUnheard += 1
+        let losses = lossesUnheard
+        pa_threaded_mainloop_unlock(mainloop)
+        guard losses > Self.lossesTolerated else { return }
+        throw .soundServerUnavailable(reason: "\(serverDescription) went away \(losses) times "
+            + "with nothing played in between (\(error))")
+    }
 
     /// Keeps `unplayed` as the history of a stream that played none of it, for the reconnect
     /// that the next write makes after an interrupted one.

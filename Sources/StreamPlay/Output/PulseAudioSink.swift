@@ -27,8 +27,8 @@ import Synchronization
 /// reconnect timeout, then writes again what the old server held unplayed (the sink keeps the
 /// last audio it wrote), so the play goes on where it was heard. A server that does not come
 /// back in time is `soundServerUnavailable`, as a server that was never there; so is one that
-/// takes the new stream and goes away again, more than four times in one reconnect, before
-/// that audio is written again.
+/// goes away six times in a row with none of the sink's audio played in between (a paused
+/// play plays none).
 public final class PulseAudioSink: AudioSink, @unchecked Sendable {
     private let server: String?
     private let sinkName: String?
@@ -57,6 +57,9 @@ public final class PulseAudioSink: AudioSink, @unchecked Sendable {
     var stream: OpaquePointer?
     var format: AudioFormat?
     var corked = true
+    /// Times the server was lost since the sink's audio last played (see
+    /// `PulseAudioSink.lossesTolerated`).
+    var lossesUnheard = 0
     /// Whether the caller wants the stream running: its last ``start()`` (true), or
     /// ``pause()`` or ``flush()`` (false). Kept while there is no stream, so that the stream a
     /// reconnect makes follows a pause or resume made while the server was away.
@@ -219,6 +222,7 @@ public final class PulseAudioSink: AudioSink, @unchecked Sendable {
             }
             history.append(UnsafeRawBufferPointer(start: base + offset, count: count))
             noteLatencyLocked(stream, afterWriting: count)
+            if !corked { lossesUnheard = 0 }
             offset += count
             if isCallersAudio, let format { framesTakenOfWriteUnderWay = offset / format.bytesPerFrame }
         }
@@ -301,6 +305,7 @@ public final class PulseAudioSink: AudioSink, @unchecked Sendable {
         closeStreamLocked()
         checkedGeneration = nil
         formatWhileAway = nil
+        lossesUnheard = 0
         pa_threaded_mainloop_unlock(mainloop)
         if usingConnection {
             connection.removeUser()
