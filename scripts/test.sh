@@ -42,6 +42,14 @@ summarize_failures() {
   [[ -s "$tmp/failures.log" ]] || return 0
   echo "test.sh: failed tests (each pass's log is in $tmp):" >&2
   head -n 40 "$tmp/failures.log" | cut -c1-400 >&2 || true
+  # The sound servers log only warnings and errors: their last lines tell a stream the server
+  # would not link or run, which the tests' own lines cannot.
+  local log
+  for log in pulse pipewire wireplumber pipewire-pulse; do
+    [[ -s "$tmp/$log.log" ]] || continue
+    echo "test.sh: the last lines of $log.log:" >&2
+    grep -v libcamera "$tmp/$log.log" | tail -n 8 | cut -c1-300 >&2 || true
+  done
 }
 # Runs `swift test` with the given arguments, its output also kept in $tmp/NAME.log; the
 # failed tests' lines are added to $tmp/failures.log. Returns swift test's status. Called with

@@ -44,6 +44,67 @@ struct SharedSoundServerConnectionTests {
             .count
     }
 
+    /// Waits up to 5 s until the server lists a sink called `sink`.
+    static func waitUntilListed(sink: String, on server: SoundServer) throws {
+        let deadline = ContinuousClock.now + .seconds(5)
+        while true {
+            let sinks = try Shell.run("pactl", ["-s", try server.address(), "list", "short", "sinks"])
+            if sinks.split(separator: "\n").contains(where: { $0.split(separator: "\t").dropFirst().first.map(String.init) == sink }) {
+                return
+            }
+            if ContinuousClock.now > deadline { throw TimedOut(what: "\(server) to list the sink \(sink)") }
+            Thread.sleep(forTimeInterval: 0.05)
+        }
+    }
+
+    /// Waits until every player has played 0.2 s. Past `seconds`, fails naming the players
+    /// that have not, with what the server says of the client's streams (their sink, whether
+    /// corked, their latency), so that a stream the server holds still can be told from one
+    /// the engine never started.
+    static func waitUntilAllPlay(_ players: [Player], within seconds: Double, name: String,
+                                 server: SoundServer) async throws {
+        let deadline = ContinuousClock.now + .seconds(seconds)
+        var waiting = Array(players.indices)
+        while true {
+            for index in waiting {
+                if case .failed(let error) = players[index].state { throw error }
+            }
+            waiting.removeAll { (players[$0].position ?? 0) >= 0.2 }
+            if waiting.isEmpty { return }
+            if ContinuousClock.now > deadline { break }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        let behind = waiting.prefix(5).map { index in
+            "player \(index) (\(players[index].state), position \(players[index].position ?? 0) s)"
+        }
+        let streams = (try? streamSummary(ofClientsNamed: name, on: server)) ?? "not listed"
+        let list = behind.joined(separator: ", ")
+        throw TimedOut(what: "\(waiting.count) of \(players.count) players to play on \(server): \(list); "
+            + "the server's streams of the client: \(streams)")
+    }
+
+    /// The client's playback streams counted by sink and by whether the server has them
+    /// corked, as `pactl list sink-inputs` tells them ("sink 3: 23 (0 corked), ...").
+    static func streamSummary(ofClientsNamed applicationName: String, on server: SoundServer) throws -> String {
+        let clients = Set(try clients(named: applicationName, on: server))
+        let listing = try Shell.run("pactl", ["-s", try server.address(), "list", "sink-inputs"])
+        var bySink: [String: (streams: Int, corked: Int)] = [:]
+        for block in listing.components(separatedBy: "Sink Input #").dropFirst() {
+            let fields = block.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
+            func value(_ key: String) -> String? {
+                fields.first { $0.hasPrefix(key + ": ") }.map { String($0.dropFirst(key.count + 2)) }
+            }
+            guard let client = value("Client"), clients.contains(client) else { continue }
+            let sink = value("Sink") ?? "none"
+            bySink[sink, default: (0, 0)].streams += 1
+            if value("Corked") == "yes" { bySink[sink, default: (0, 0)].corked += 1 }
+        }
+        if bySink.isEmpty { return "none" }
+        return bySink.sorted { $0.key < $1.key }
+            .map { "sink \($0.key): \($0.value.streams) (\($0.value.corked) corked)" }
+            .joined(separator: ", ")
+    }
+
     static func uniqueName() -> String {
         "StreamPlaySharedTest-\(UUID().uuidString.prefix(8))"
     }
@@ -56,7 +117,9 @@ struct SharedSoundServerConnectionTests {
         // Three sinks: the PulseAudio daemon mixes at most 32 streams into one sink, and the
         // streams past that wait (it is a limit of a sink, not of a client).
         let sinks = try (0..<3).map { _ in try ExtraNullSink(sampleRate: 44100, channels: 2, server: try server.address()) }
-        // 30 s: all still play when the server's lists are read, however slowly 70 start here.
+        // Each sink known to the server before any stream asks for it by name.
+        for sink in sinks { try Self.waitUntilListed(sink: sink.name, on: server) }
+        // 30 s: the first to start still play when the server's lists are read.
         let url = "\(try TestEnvironment.http())/cbr-44k-stereo.mp3"
         let players = try (0..<count).map { index in
             Player(configuration: PlayerConfiguration(
@@ -64,10 +127,9 @@ struct SharedSoundServerConnectionTests {
         }
         defer { for player in players { player.stop() } }
         for player in players { player.play(url) }
-        // Every one plays (a player that failed, as a client the server refused, throws here).
-        for (index, player) in players.enumerated() {
-            try await player.wait(for: "player \(index) playing", within: 20) { ($0.position ?? 0) >= 0.2 }
-        }
+        // Every one plays (a player that failed, as a client the server refused, fails here).
+        // One deadline for all: the server links 70 new streams at its own pace.
+        try await Self.waitUntilAllPlay(players, within: 25, name: name, server: server)
         let clients = try Self.clients(named: name, on: server)
         #expect(clients.count == 1, "\(server): clients named \(name): \(clients)")
         if let client = clients.first {
