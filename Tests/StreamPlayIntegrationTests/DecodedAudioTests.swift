@@ -85,6 +85,27 @@ struct DecodedAudioTests {
         #expect(Array(output.prefix(reference.samples.count)) == Array(reference.samples.prefix(output.count)))
     }
 
+    /// libmpg123 ends the first part where its LAME tag's frame count runs out, and the engine
+    /// decodes on from the next frame (the next part's tag, a frame of silence that mpg123's
+    /// own output keeps). That is one recovery for the whole file, not one for each join: the
+    /// later tags are decoded as mpg123 decodes them.
+    @Test("24 MP3s joined with cat, each with its own LAME tag, play whole: a join is not damage")
+    func joinedParts() async throws {
+        let reference = try ReferenceAudio("joined.mp3")
+        let played = try await playToWAV("\(try TestEnvironment.http())/joined.mp3")
+        #expect(played.state == .ended)
+        let output = played.samples, channels = reference.channels
+        // At most the one frame of silence at the first join is missing.
+        #expect(abs(output.count - reference.samples.count) <= 1152 * channels,
+                "\(output.count / channels) frames played, mpg123 decodes \(reference.frameCount)")
+        // The first part, and everything after the first join, sample for sample.
+        let firstPart = 11025 * channels
+        #expect(SampleDifference.between(output.prefix(firstPart), reference.samples.prefix(firstPart)) == nil)
+        let rest = max(output.count - 2 * firstPart, 0)
+        #expect(SampleDifference.between(output.suffix(rest), reference.samples.suffix(rest)) == nil,
+                "the parts after the first join differ from mpg123's decode")
+    }
+
     @Test("volume scales the WAV output; 100% leaves it bit-exact")
     func volume() async throws {
         let file = "cbr-44k-mono.mp3"
