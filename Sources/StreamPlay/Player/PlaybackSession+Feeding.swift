@@ -29,6 +29,8 @@ extension PlaybackSession {
             inputGoesOn: input.control.outcome(of: state.generation) == nil || ring.available(generation: state.generation) > 0
         ) {
         case .recover?:
+            logger.debug("decoder ended while input goes on; decoding on from the next frame",
+                         metadata: ["location": "\(location)", "recoveries": "\(state.recoveries + 1)"])
             try recover(decoder, state: &state)
             return .needMore
         case .fail(let failure)?: throw failure
@@ -54,24 +56,25 @@ extension PlaybackSession {
     /// Moves ring bytes into the decoder. Returns `false` when the ring had none.
     func feed(_ decoder: DecoderChoice, buffer: UnsafeMutableRawBufferPointer,
                       state: inout DecodeState) throws(PlayerError) -> Bool {
-        if let skipTo = state.skipTo {
-            let skipped = ring.skip(skipTo - state.inputPosition, generation: state.generation)
+        let discontinuity = state.skipTo == nil
+            ? input.control.discontinuity(atOrAfter: state.inputPosition, generation: state.generation) : nil
+        let limit: Int
+        switch FeedPlanner.next(inputPosition: state.inputPosition, skipTo: state.skipTo, discontinuity: discontinuity,
+                                passedDiscontinuity: state.passedDiscontinuity, bufferSize: buffer.count) {
+        case .skip(let count):
+            let skipped = ring.skip(count, generation: state.generation)
             state.inputPosition += skipped
-            if state.inputPosition >= skipTo { state.skipTo = nil }
+            if let skipTo = state.skipTo, state.inputPosition >= skipTo { state.skipTo = nil }
             return skipped > 0
-        }
-        var readable = buffer
-        if let boundary = input.control.discontinuity(atOrAfter: state.inputPosition, generation: state.generation) {
-            if boundary == state.inputPosition, state.passedDiscontinuity != boundary {
-                // Everything before the new stream is decoded (the decoder asked for more):
-                // start afresh, so that its format and its first frames are taken as new.
-                state.passedDiscontinuity = boundary
+        case .read(let most, let restartAt):
+            if let restartAt {
+                state.passedDiscontinuity = restartAt
                 let frame = baseFrame.load(ordering: .relaxed) + framesWritten.load(ordering: .relaxed)
-                try decoder.restart(atByte: boundary, frame: frame)
-            } else if boundary > state.inputPosition {
-                readable = UnsafeMutableRawBufferPointer(rebasing: buffer[..<min(buffer.count, boundary - state.inputPosition)])
+                try decoder.restart(atByte: restartAt, frame: frame)
             }
+            limit = most
         }
+        let readable = UnsafeMutableRawBufferPointer(rebasing: buffer[..<limit])
         let count = ring.read(into: readable, generation: state.generation)
         if state.sniffed != nil {
             return try sniff(UnsafeRawBufferPointer(rebasing: buffer[..<count]), decoder: decoder, state: &state)
@@ -104,11 +107,10 @@ extension PlaybackSession {
         if bytes.isEmpty && (!ended || held.isEmpty) { return false }
         let heldStart = state.inputPosition - held.count
         let verdict = held.withUnsafeBytes { ContentSniffer.sniff($0, isComplete: ended || held.count >= Self.sniffLimit) }
-        switch verdict {
-        case .needMore where !ended:
+        switch FirstBytesPlanner.step(for: verdict, held: held.count, inputEnded: ended, url: location.description) {
+        case .waitForMore:
             return true
-        case .decided(.id3v2Tag(let size)):
-            if LeadingTagPlanner.waitsForWholeTag(tagSize: size, held: held.count, inputEnded: ended) { return true }
+        case .passTag(let size):
             // The tag's names are reported with the other tags' once the audio is known
             // (``reportTags``); its ReplayGain goes to the decoder, which applies it.
             if var names = ID3TagReader.read(held.prefix(size)) {
@@ -131,13 +133,13 @@ extension PlaybackSession {
                 state.skipTo = tagEnd
             }
             return true
-        case .decided(.mpegAudio):
+        case .decodeAsMPEG:
             state.sniffed = nil
             try held.withPlayerBytes { bytes throws(PlayerError) in try decoder.feed(bytes) }
             state.bytesFed += held.count
             return true
-        case .decided(.foreign(let signature)):
-            // Every other container goes to FFmpeg, which reads on from the bytes held.
+        case .decodeWithFFmpeg(let signature):
+            // FFmpeg reads on from the bytes held.
             guard let pump = state.pump else {
                 throw .unsupportedFormat(url: location.description, format: signature.description)
             }
@@ -149,11 +151,8 @@ extension PlaybackSession {
             try held.withPlayerBytes { bytes throws(PlayerError) in try decoder.feed(bytes) }
             state.bytesFed += held.count
             return true
-        case .decided(.text(let marker)):
-            throw .notAudio(url: location.description, reason: "the content is text (\(marker)…), not audio")
-        case .needMore, .unrecognised:
-            throw .notAudio(url: location.description,
-                            reason: "no MPEG audio frames and no known container in the first \(held.count) bytes")
+        case .fail(let failure):
+            throw failure
         }
     }
 
