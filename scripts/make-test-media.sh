@@ -126,8 +126,8 @@ head -c $((full * 40 / 100)) "$out/cbr-44k-stereo.mp3" >"$out/truncated.mp3"
 # recordings split into parts and joined again are), more parts than the decoder's damage
 # recovery limit allows damaged stretches: a join is not damage.
 for i in $(seq 0 23); do
-  sox -R "$wav/unique-44k-stereo-6s.wav" "$wav/part.tmp.wav" trim "$(awk -v i="$i" 'BEGIN { print i * 0.25 }')" 0.25
-  lame --quiet -V 4 "$wav/part.tmp.wav" "$wav/part$i.tmp.mp3"
+  sox -R "$wav/unique-44k-stereo-6s.wav" "$wav/part.tmp.wav" trim "$((i * 11025))s" 11025s
+  lame --quiet --resample 44.1 -V 4 "$wav/part.tmp.wav" "$wav/part$i.tmp.mp3"
 done
 for i in $(seq 0 23); do cat "$wav/part$i.tmp.mp3"; done >"$out/joined.mp3"
 rm -f "$wav"/part*.tmp.*

@@ -42,8 +42,8 @@ summarize_failures() {
   [[ -s "$tmp/failures.log" ]] || return 0
   echo "test.sh: failed tests (each pass's log is in $tmp):" >&2
   head -n 40 "$tmp/failures.log" | cut -c1-400 >&2 || true
-  # The sound servers log only warnings and errors: their last lines tell a stream the server
-  # would not link or run, which the tests' own lines cannot.
+  # The sound servers log warnings and errors (PulseAudio its notices too): their last lines
+  # tell of a stream the server would not link or run, which the tests' own lines cannot.
   local log
   for log in pulse pipewire wireplumber pipewire-pulse; do
     [[ -s "$tmp/$log.log" ]] || continue

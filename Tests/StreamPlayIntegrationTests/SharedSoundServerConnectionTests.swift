@@ -45,7 +45,7 @@ struct SharedSoundServerConnectionTests {
     }
 
     /// Waits up to 5 s until the server lists a sink called `sink`.
-    static func waitUntilListed(sink: String, on server: SoundServer) throws {
+    static func waitUntilListed(sink: String, on server: SoundServer) async throws {
         let deadline = ContinuousClock.now + .seconds(5)
         while true {
             let sinks = try Shell.run("pactl", ["-s", try server.address(), "list", "short", "sinks"])
@@ -53,13 +53,13 @@ struct SharedSoundServerConnectionTests {
                 return
             }
             if ContinuousClock.now > deadline { throw TimedOut(what: "\(server) to list the sink \(sink)") }
-            Thread.sleep(forTimeInterval: 0.05)
+            try await Task.sleep(for: .milliseconds(50))
         }
     }
 
     /// Waits until every player has played 0.2 s. Past `seconds`, fails naming the players
-    /// that have not, with what the server says of the client's streams (their sink, whether
-    /// corked, their latency), so that a stream the server holds still can be told from one
+    /// that have not, with what the server says of the client's streams (their sinks, and
+    /// whether corked), so that a stream the server holds still can be told from one
     /// the engine never started.
     static func waitUntilAllPlay(_ players: [Player], within seconds: Double, name: String,
                                  server: SoundServer) async throws {
@@ -118,8 +118,9 @@ struct SharedSoundServerConnectionTests {
         // streams past that wait (it is a limit of a sink, not of a client).
         let sinks = try (0..<3).map { _ in try ExtraNullSink(sampleRate: 44100, channels: 2, server: try server.address()) }
         // Each sink known to the server before any stream asks for it by name.
-        for sink in sinks { try Self.waitUntilListed(sink: sink.name, on: server) }
-        // 30 s: the first to start still play when the server's lists are read.
+        for sink in sinks { try await Self.waitUntilListed(sink: sink.name, on: server) }
+        // The track lasts 30 s: with the 25 s deadline below, the first to start still play
+        // when the server's lists are read.
         let url = "\(try TestEnvironment.http())/cbr-44k-stereo.mp3"
         let players = try (0..<count).map { index in
             Player(configuration: PlayerConfiguration(

@@ -19,6 +19,8 @@ struct FeedPlannerTests {
     func skipFirst() {
         #expect(Self.next(at: 10, skipTo: 5000) == .skip(count: 4990))
         #expect(Self.next(at: 10, skipTo: 5000, boundary: 10) == .skip(count: 4990))
+        // Already there: nothing left to drop.
+        #expect(Self.next(at: 5000, skipTo: 5000) == .skip(count: 0))
     }
 
     @Test("a read stops short of the next stream's first byte")
@@ -28,6 +30,8 @@ struct FeedPlannerTests {
         // Farther than a buffer: a whole buffer.
         #expect(Self.next(at: 1000, boundary: 5096) == .read(limit: 4096, restartingDecoderAt: nil))
         #expect(Self.next(at: 1000, boundary: 9000) == .read(limit: 4096, restartingDecoderAt: nil))
+        // A boundary behind the input (passed already) limits nothing.
+        #expect(Self.next(at: 3000, boundary: 2000) == .read(limit: 4096, restartingDecoderAt: nil))
     }
 
     @Test("at the boundary the decoder starts afresh once, then reads on")

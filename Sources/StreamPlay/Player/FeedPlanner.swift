@@ -5,7 +5,8 @@
 enum FeedPlanner {
     /// The next step with the input's bytes.
     enum Step: Equatable, Sendable {
-        /// Drop up to `count` bytes: the input is still short of where decoding goes on.
+        /// Drop up to `count` bytes, the rest of the way to where decoding goes on (none when
+        /// the input is there already: the skip is then over).
         case skip(count: Int)
         /// Read up to `limit` bytes into the decoder. With `restartingDecoderAt`, a new stream
         /// begins at that byte, where the input stands: the decoder starts afresh there first.
