@@ -60,4 +60,13 @@ import Testing
         // No prebuffer still refills a tenth of a second, not nothing.
         #expect(RefillPolicy(standardRefill: 2, prebuffer: 0).firstStallRefill == 0.1)
     }
+
+    @Test func refillBytesAreCappedAtThreeQuartersOfTheRing() {
+        #expect(RefillPolicy.refillBytes(seconds: 2, bytesPerSecond: 16_000, ringCapacity: 1 << 20) == 32_000)
+        #expect(RefillPolicy.refillBytes(seconds: 2, bytesPerSecond: 16_000, ringCapacity: 40_000) == 30_000)
+        // A refill the ring could never hold, or a shortfall too big to count in bytes, waits
+        // for the cap, without trapping.
+        #expect(RefillPolicy.refillBytes(seconds: 1e30, bytesPerSecond: 16_000, ringCapacity: 1 << 20) == 786_432)
+        #expect(RefillPolicy.refillBytes(seconds: .infinity, bytesPerSecond: 16_000, ringCapacity: 1 << 20) == 786_432)
+    }
 }

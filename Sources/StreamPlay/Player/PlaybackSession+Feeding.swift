@@ -194,7 +194,7 @@ extension PlaybackSession {
         let refill = policy.refillSeconds(bytesPerSecond: Double(bytesPerSecond), linkBytesPerSecond: linkRate,
                                           remainingBytes: remaining,
                                           firstStall: state.gate.isFirstStall(settledAfter: RefillPolicy.settledAfter))
-        let target = min(Int(refill * Double(bytesPerSecond)), ring.capacity * 3 / 4)
+        let target = RefillPolicy.refillBytes(seconds: refill, bytesPerSecond: bytesPerSecond, ringCapacity: ring.capacity)
         guard available >= target
                 || input.control.outcome(of: state.generation) != nil
                 || commands.withEngineLock({ $0.stopRequested || $0.machine.seekTarget != nil }) else { return false }

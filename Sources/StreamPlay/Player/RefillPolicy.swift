@@ -58,4 +58,13 @@ struct RefillPolicy: Sendable {
         let shortfall = Double(max(remainingBytes, 0)) * (1 / rate - 1 / bytesPerSecond)
         return shortfall + Self.margin
     }
+
+    /// Bytes a refill of `seconds` gathers in the input ring: at most three quarters of the
+    /// ring's `capacity`, since a ring that fills pauses the transfer and a refill waiting for
+    /// more than the ring holds would never end.
+    static func refillBytes(seconds: Double, bytesPerSecond: Int, ringCapacity capacity: Int) -> Int {
+        let wanted = seconds * Double(bytesPerSecond)
+        let most = capacity * 3 / 4
+        return wanted < Double(most) ? Int(wanted) : most
+    }
 }
