@@ -68,5 +68,18 @@ import Testing
         // for the cap, without trapping.
         #expect(RefillPolicy.refillBytes(seconds: 1e30, bytesPerSecond: 16_000, ringCapacity: 1 << 20) == 786_432)
         #expect(RefillPolicy.refillBytes(seconds: .infinity, bytesPerSecond: 16_000, ringCapacity: 1 << 20) == 786_432)
+        #expect(RefillPolicy.refillBytes(seconds: .nan, bytesPerSecond: 16_000, ringCapacity: 1 << 20) == 786_432)
+        #expect(RefillPolicy.refillBytes(seconds: -.infinity, bytesPerSecond: 16_000, ringCapacity: 1 << 20) == 0)
+        // Whole bytes, rounded down.
+        #expect(RefillPolicy.refillBytes(seconds: 0.1, bytesPerSecond: 16_005, ringCapacity: 1 << 20) == 1600)
+    }
+
+    @Test func aLengthNearIntMaxOnASlowLinkRefillsTheCap() {
+        // Some servers give a live stream a length of 2^63 - 1: the rest's shortfall on a link
+        // at a quarter of the stream's rate is then more bytes than an Int counts.
+        let seconds = policy.refillSeconds(bytesPerSecond: bitrate, linkBytesPerSecond: bitrate / 4,
+                                           remainingBytes: .max, firstStall: false)
+        #expect(seconds * bitrate > Double(Int.max))
+        #expect(RefillPolicy.refillBytes(seconds: seconds, bytesPerSecond: Int(bitrate), ringCapacity: 1 << 20) == 786_432)
     }
 }
