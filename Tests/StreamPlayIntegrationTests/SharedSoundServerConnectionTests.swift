@@ -57,8 +57,10 @@ struct SharedSoundServerConnectionTests {
         }
     }
 
-    /// Plays a tenth of a second to each of `sinks`, from a client of its own, until the
-    /// server drains one such play (three streams at most a sink, each given 6 s in all).
+    /// Plays a tenth of a second to each of `sinks`, from a client of its own, until a drain of
+    /// one such play returns (three streams at most a sink, each given 6 s in all). A drain also
+    /// returns for a stream the server dropped: this settles the sink as well as it can, and
+    /// the test proper checks every player's play.
     ///
     /// A likely cause of this test's failures on PipeWire, not confirmed: its session manager
     /// (WirePlumber 0.4) sets up a new sink's ports as the first stream links to it, and a link

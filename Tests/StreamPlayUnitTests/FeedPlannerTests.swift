@@ -3,6 +3,7 @@ import Testing
 
 @Suite("Feeding the decoder: skips, and reads that stop at a new stream")
 struct FeedPlannerTests {
+    /// The planner's step for the input at `position`, with a buffer of `buffer` bytes.
     static func next(at position: Int, skipTo: Int? = nil, boundary: Int? = nil, passed: Int? = nil,
                      buffer: Int = 4096) -> FeedPlanner.Step {
         FeedPlanner.next(inputPosition: position, skipTo: skipTo, discontinuity: boundary, passedDiscontinuity: passed,

@@ -3,8 +3,10 @@ import Testing
 
 @Suite("The first bytes: wait, get past a tag, pick the decoder, or refuse them")
 struct FirstBytesPlannerTests {
+    /// The track the errors name.
     static let url = "https://media.test/track"
 
+    /// The planner's step for `verdict` on `held` bytes.
     static func step(_ verdict: ContentSniffer.Verdict, held: Int = 4096, ended: Bool = false) -> FirstBytesPlanner.Step {
         FirstBytesPlanner.step(for: verdict, held: held, inputEnded: ended, url: url)
     }

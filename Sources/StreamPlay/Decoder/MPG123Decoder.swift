@@ -44,7 +44,9 @@ final class MPG123Decoder: AudioDecoder {
         }
         self.handle = handle
         // NO_FRANKENSTEIN: a header that changes rate, channels or layer mid-stream is taken for junk
-        // (a false sync in garbage), not for a new stream, so decoding resyncs past it.
+        // (a false sync in garbage), not for a new stream, so decoding resyncs past it. It also ends
+        // decoding where a LAME/Xing tag's frame count runs out: the end of a file's audio, or the
+        // first part of MP3s joined with `cat` (the session decodes on past it, see Formats.md).
         let flags = MPG123_GAPLESS.rawValue | MPG123_FUZZY.rawValue | MPG123_SEEKBUFFER.rawValue | MPG123_QUIET.rawValue
             | MPG123_NO_FRANKENSTEIN.rawValue
         mpg123_param2(handle, Int32(MPG123_ADD_FLAGS.rawValue), Int(flags), 0)

@@ -15,6 +15,7 @@ enum FeedPlanner {
 
     /// The step for the input at `inputPosition`.
     /// - Parameters:
+    ///   - inputPosition: the offset of the next byte the ring gives.
     ///   - skipTo: the byte decoding goes on from, when the input is short of it.
     ///   - discontinuity: the first boundary between two streams at or after `inputPosition`.
     ///   - passedDiscontinuity: the boundary the decoder last started afresh at.

@@ -20,6 +20,8 @@ enum FirstBytesPlanner {
 
     /// The step for `verdict`, the sniffer's on the `held` bytes.
     /// - Parameters:
+    ///   - verdict: what ``ContentSniffer`` made of the bytes held.
+    ///   - held: how many bytes are held, from the input's first (or from a tag's end).
     ///   - inputEnded: the input has ended and nothing more will come.
     ///   - url: the track, as errors name it.
     static func step(for verdict: ContentSniffer.Verdict, held: Int, inputEnded: Bool,

@@ -62,8 +62,8 @@ struct RefillPolicy: Sendable {
     /// Bytes a refill of `seconds` gathers in the input ring: at most three quarters of the
     /// ring's `capacity`, since a ring that fills pauses the transfer and a refill waiting for
     /// more than the ring holds would never end. Seconds too many to count in bytes (a server
-    /// that gives a length near `Int.max`, as some do for live streams) take the cap, and a
-    /// negative or undefined refill none.
+    /// that gives a length near `Int.max`, as some do for live streams) take the cap, as NaN
+    /// does; a negative refill, `-infinity` included, takes none.
     static func refillBytes(seconds: Double, bytesPerSecond: Int, ringCapacity capacity: Int) -> Int {
         let wanted = seconds * Double(bytesPerSecond)
         let most = capacity * 3 / 4
