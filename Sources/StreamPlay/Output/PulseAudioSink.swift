@@ -27,8 +27,8 @@ import Synchronization
 /// reconnect timeout, then writes again what the old server held unplayed (the sink keeps the
 /// last audio it wrote), so the play goes on where it was heard. A server that does not come
 /// back in time is `soundServerUnavailable`, as a server that was never there; so is one that
-/// goes away six times in a row with none of the sink's audio played in between (a paused
-/// play plays none).
+/// goes away more often in a row than `lossesTolerated` allows, with none of the sink's audio
+/// played in between (a paused play plays none).
 public final class PulseAudioSink: AudioSink, @unchecked Sendable {
     private let server: String?
     private let sinkName: String?
