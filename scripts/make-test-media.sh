@@ -130,7 +130,15 @@ for i in $(seq 0 23); do
   lame --quiet --resample 44.1 -V 4 "$wav/part.tmp.wav" "$wav/part$i.tmp.mp3"
 done
 for i in $(seq 0 23); do cat "$wav/part$i.tmp.mp3"; done >"$out/joined.mp3"
-rm -f "$wav"/part*.tmp.*
+# joined-short.mp3: a 2 s part and a 0.3 s part joined with cat. The second part (a few KiB)
+# reaches the decoder in the same read as the first part's end, so the input has ended when the
+# decoder ends the first part: that end is not the track's.
+sox -R "$wav/unique-44k-stereo-6s.wav" "$wav/part.tmp.wav" trim 0s 88200s
+lame --quiet --resample 44.1 -V 4 "$wav/part.tmp.wav" "$wav/short0.tmp.mp3"
+sox -R "$wav/unique-44k-stereo-6s.wav" "$wav/part.tmp.wav" trim 88200s 13230s
+lame --quiet --resample 44.1 -V 4 "$wav/part.tmp.wav" "$wav/short1.tmp.mp3"
+cat "$wav/short0.tmp.mp3" "$wav/short1.tmp.mp3" >"$out/joined-short.mp3"
+rm -f "$wav"/part*.tmp.* "$wav"/short*.tmp.*
 
 # --- Bad inputs --------------------------------------------------------------------------------
 

@@ -56,6 +56,39 @@ struct ContentSnifferTests {
         #expect(S.verdict([], complete: true) == .unrecognised)
     }
 
+    static func restAudioStart(_ bytes: [UInt8]) -> Int? {
+        bytes.withUnsafeBytes { ContentSniffer.audioStart(inRest: $0) }
+    }
+
+    @Test("a decoder's undecoded rest holds audio from its first chain, past a tag and an Info frame in front")
+    func restWithAudio() {
+        var info = S.mp3Frame()
+        info.replaceSubrange(36..<40, with: Array("Info".utf8))
+        #expect(Self.restAudioStart(S.mp3Frames(4)) == 0)
+        #expect(Self.restAudioStart(S.mp3Frames(2)) == 0, "a short rest ending on a frame boundary is audio")
+        #expect(Self.restAudioStart([UInt8](repeating: 0x41, count: 30) + S.mp3Frames(4)) == 30)
+        #expect(Self.restAudioStart(info + S.mp3Frames(3)) == 417, "the next part's Info frame is skipped")
+        let tag = S.id3Tag(bodySize: 50)
+        #expect(Self.restAudioStart(tag + info + S.mp3Frames(3)) == tag.count + 417)
+        #expect(Self.restAudioStart(S.mp3Frames(4) + Self.id3v1) == 0)
+    }
+
+    /// An ID3v1 tag: "TAG" and 125 bytes of fields.
+    static let id3v1 = Array("TAG".utf8) + Array("Title".utf8) + [UInt8](repeating: 0, count: 120)
+
+    @Test("a rest of a trailing ID3v1 or APE tag, junk, one frame or nothing holds no audio: the track ends")
+    func restWithoutAudio() {
+        #expect(Self.restAudioStart(Self.id3v1) == nil)
+        let ape = Array("APETAGEX".utf8) + [0xD0, 0x07, 0, 0, 0x30, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0x80]
+            + [UInt8](repeating: 0, count: 8)
+        #expect(Self.restAudioStart(ape + Self.id3v1) == nil)
+        #expect(Self.restAudioStart([UInt8](repeating: 0xFF, count: 600)) == nil)
+        #expect(Self.restAudioStart(S.mp3Frames(1)) == nil)
+        #expect(Self.restAudioStart(S.adtsFrame() + S.adtsFrame() + S.adtsFrame()) == nil, "AAC is not the MPEG decoder's")
+        #expect(Self.restAudioStart(S.id3Tag(bodySize: 20)) == nil)
+        #expect(Self.restAudioStart([]) == nil)
+    }
+
     @Test("one sync word is not evidence: an M4A with a false MPEG sync is MP4")
     func falseSync() {
         #expect(S.verdict(S.m4aHead) == .decided(.foreign(.mp4(brand: "M4A"))))

@@ -48,10 +48,34 @@ struct DecodeFailurePlannerTests {
                 == .fail(Self.damage))
     }
 
-    static func finished(searchesForFrames: Bool = true, recoveries: Int = 0, inputGoesOn: Bool)
-        -> DecodeFailurePlanner.Verdict? {
+    static func finished(searchesForFrames: Bool = true, recoveries: Int = 0, inputGoesOn: Bool,
+                         restAudioStart: Int? = nil) -> DecodeFailurePlanner.Verdict? {
         DecodeFailurePlanner.decoderFinished(searchesForFrames: searchesForFrames, recoveries: recoveries,
-                                             url: Self.url, inputGoesOn: inputGoesOn)
+                                             url: Self.url, inputGoesOn: inputGoesOn, restAudioStart: restAudioStart)
+    }
+
+    @Test("at the input's end, audio in the bytes fed but not decoded is decoded, within the limit")
+    func restHoldsAudio() {
+        #expect(Self.finished(inputGoesOn: false, restAudioStart: 7) == .decodeRest(from: 7))
+        #expect(Self.finished(recoveries: DecodeFailurePlanner.recoveryLimit - 1, inputGoesOn: false, restAudioStart: 0)
+                == .decodeRest(from: 0))
+        #expect(Self.finished(inputGoesOn: true, restAudioStart: 7) == .recover, "input to come is read again instead")
+        #expect(Self.finished(searchesForFrames: false, inputGoesOn: false, restAudioStart: 7) == nil)
+        let spent = Self.finished(recoveries: DecodeFailurePlanner.recoveryLimit, inputGoesOn: false, restAudioStart: 0)
+        guard case .fail(let error)? = spent else {
+            Issue.record("expected a failure past the limit, got \(String(describing: spent))")
+            return
+        }
+        #expect(error.code == .decodingFailed, "audio left unplayed is not an end")
+    }
+
+    @Test("the rest is looked at only when the input has ended")
+    func restReadOnlyAtTheEnd() {
+        var looked = false
+        let verdict = DecodeFailurePlanner.decoderFinished(searchesForFrames: true, recoveries: 0, url: Self.url,
+                                                           inputGoesOn: true, restAudioStart: { looked = true; return 0 }())
+        #expect(verdict == .recover)
+        #expect(!looked)
     }
 
     @Test("an end declared while input goes on is recovered from, within the limit; at the input's end it is the track's")

@@ -12,6 +12,9 @@ enum DecodeFailurePlanner {
         case fail(PlayerError)
         /// Restart the decoder after the damage and decode on.
         case recover
+        /// The input has ended, but the bytes the decoder was fed and did not decode hold more
+        /// audio from this offset into them: restart the decoder there and feed it the rest.
+        case decodeRest(from: Int)
     }
 
     /// What the decoder thread knows when the decoder fails.
@@ -40,16 +43,31 @@ enum DecodeFailurePlanner {
 
     /// The decoder declared its stream finished. A decoder that searches for frames, while
     /// input goes on (the input has not ended, or bytes are still buffered), took what follows
-    /// for another stream (a false header in garbage): it recovers, within the same limit, and
-    /// past the limit the play fails (`decodingFailed`) rather than end with input unplayed.
-    /// Returns `nil` when the end is the track's.
-    /// - Parameter inputGoesOn: read only for a decoder that searches for frames.
+    /// for another stream (a false header in garbage), or ended where a LAME tag's frame count
+    /// ran out with more parts joined after it: it recovers, within the same limit. With the
+    /// input ended, the same holds when the bytes fed but not decoded hold more audio (what
+    /// ``ContentSniffer/audioStart(inRest:)`` finds). Past the limit the play fails
+    /// (`decodingFailed`) rather than end with input unplayed. Returns `nil` when the end is
+    /// the track's.
+    /// - Parameters:
+    ///   - inputGoesOn: read only for a decoder that searches for frames.
+    ///   - restAudioStart: where audio starts in the bytes fed but not decoded, `nil` for none;
+    ///     read only when the input does not go on.
     static func decoderFinished(searchesForFrames: Bool, recoveries: Int, url: @autoclosure () -> String,
-                                inputGoesOn: @autoclosure () -> Bool) -> Verdict? {
-        guard searchesForFrames, inputGoesOn() else { return nil }
+                                inputGoesOn: @autoclosure () -> Bool,
+                                restAudioStart: @autoclosure () -> Int? = nil) -> Verdict? {
+        guard searchesForFrames else { return nil }
+        let verdict: Verdict
+        if inputGoesOn() {
+            verdict = .recover
+        } else if let start = restAudioStart() {
+            verdict = .decodeRest(from: start)
+        } else {
+            return nil
+        }
         guard recoveries < recoveryLimit else {
             return .fail(.decodingFailed(reason: "more than \(recoveryLimit) damaged stretches in \(url())"))
         }
-        return .recover
+        return verdict
     }
 }

@@ -13,6 +13,10 @@ extension PlaybackSession {
         var inputPosition = 0
         /// Input is read and thrown away up to this offset (seek without a Range request).
         var skipTo: Int?
+        /// The input offsets of the bytes the feed buffer holds from its start: those of the
+        /// last read. Where the bytes a decoder was fed but did not decode are found again when
+        /// it ends before the input does.
+        var inputBufferHolds: Range<Int>?
         /// Bytes handed to the decoder.
         var bytesFed = 0
         /// The input's first bytes, held while ``ContentSniffer`` decides what they are; `nil`

@@ -5,8 +5,10 @@
 extension PlaybackSession {
     /// Decodes the next chunk. A failure, or an end declared while input goes on, is either
     /// the play's error or damage decoded past, as ``DecodeFailurePlanner`` decides.
+    /// - Parameter inputBuffer: the feed buffer, which holds the last bytes read (see
+    ///   ``DecodeState/inputBufferHolds``).
     func decode(_ decoder: any AudioDecoder, into pcm: UnsafeMutableRawBufferPointer,
-                        state: inout DecodeState) throws(PlayerError) -> DecodeStep {
+                inputBuffer: UnsafeMutableRawBufferPointer, state: inout DecodeState) throws(PlayerError) -> DecodeStep {
         let step: DecodeStep
         do {
             step = try decoder.decode(into: pcm)
@@ -17,37 +19,69 @@ extension PlaybackSession {
                 recoveries: state.recoveries, url: location.description)
             if case .fail(let failure) = DecodeFailurePlanner.decoderFailed(error, facts: facts) { throw failure }
             logger.debug("decoder resync after damage", metadata: ["error": "\(error)"])
-            try recover(decoder, state: &state)
+            try recover(decoder, inputBuffer: inputBuffer, state: &state)
             return .needMore
         }
         if let failure = state.pump?.failure { throw failure }
         guard step == .finished else { return step }
-        // The decoder declares an end while input goes on: what follows was taken for another
-        // stream (a false header in garbage). Decode on from the next good frame.
+        // The decoder declares an end while input goes on, or with audio in what it was fed:
+        // what follows was taken for another stream (a false header in garbage), or is the next
+        // part of MP3s joined with `cat`. Decode on from the next good frame.
+        let rest = unconsumedRest(of: decoder, inputBuffer: inputBuffer, state: state)
         switch DecodeFailurePlanner.decoderFinished(
             searchesForFrames: decoder.searchesForFrames, recoveries: state.recoveries, url: location.description,
-            inputGoesOn: input.control.outcome(of: state.generation) == nil || ring.available(generation: state.generation) > 0
+            inputGoesOn: input.control.outcome(of: state.generation) == nil || ring.available(generation: state.generation) > 0,
+            restAudioStart: rest.flatMap { ContentSniffer.audioStart(inRest: $0.bytes) }
         ) {
         case .recover?:
             logger.debug("decoder ended while input goes on; decoding on from the next frame",
                          metadata: ["location": "\(location)", "recoveries": "\(state.recoveries + 1)"])
-            try recover(decoder, state: &state)
+            try recover(decoder, inputBuffer: inputBuffer, state: &state)
             return .needMore
+        case .decodeRest(let start)?:
+            guard let rest else { return step }
+            logger.debug("decoder ended before the input's last bytes, which hold audio; decoding them",
+                         metadata: ["location": "\(location)", "bytes": "\(rest.bytes.count - start)"])
+            state.recoveries += 1
+            let frame = baseFrame.load(ordering: .relaxed) + framesWritten.load(ordering: .relaxed)
+            try decoder.restart(atByte: rest.offset + start, frame: frame)
+            try decoder.feed(UnsafeRawBufferPointer(rebasing: rest.bytes[start...]))
+            // No more input will come to make the decode loop decode again: decode now. Each
+            // such restart counts against the recovery limit, which bounds the recursion.
+            return try decode(decoder, into: pcm, inputBuffer: inputBuffer, state: &state)
         case .fail(let failure)?: throw failure
         case nil: return step
         }
     }
 
-    /// Restarts the decoder after a damaged stretch. Where the input can restart at a byte, it
-    /// does so just past where the decoder stopped, so that no good frame the decoder had
-    /// buffered is lost; otherwise decoding goes on with the bytes still to come.
-    func recover(_ decoder: any AudioDecoder, state: inout DecodeState) throws(PlayerError) {
+    /// The bytes the decoder was fed but did not decode, as far as the feed buffer still holds
+    /// them, and the input offset of the first; `nil` when it holds none of them. Only for a
+    /// decoder fed by ``feed(_:buffer:state:)`` (one that searches for frames), once the input
+    /// has ended: a chunk's rest is then within the last read, but for a partial frame before it.
+    func unconsumedRest(of decoder: any AudioDecoder, inputBuffer: UnsafeMutableRawBufferPointer,
+                        state: DecodeState) -> (bytes: UnsafeRawBufferPointer, offset: Int)? {
+        guard decoder.searchesForFrames, let holds = state.inputBufferHolds else { return nil }
+        let unconsumed = holds.clamped(to: decoder.inputPosition..<max(decoder.inputPosition, state.inputPosition))
+        guard !unconsumed.isEmpty else { return nil }
+        let bytes = UnsafeRawBufferPointer(inputBuffer)[(unconsumed.lowerBound - holds.lowerBound)..<(unconsumed.upperBound - holds.lowerBound)]
+        return (UnsafeRawBufferPointer(rebasing: bytes), unconsumed.lowerBound)
+    }
+
+    /// Restarts the decoder after a damaged stretch, just past where it stopped, so that no
+    /// good frame it had been fed is lost. Where the input can restart at a byte, it does so
+    /// there; otherwise the decoder is fed again what the feed buffer still holds of its rest,
+    /// and decoding goes on with the bytes still to come.
+    func recover(_ decoder: any AudioDecoder, inputBuffer: UnsafeMutableRawBufferPointer,
+                 state: inout DecodeState) throws(PlayerError) {
         state.recoveries += 1
         let frame = baseFrame.load(ordering: .relaxed) + framesWritten.load(ordering: .relaxed)
         if input.control.info?.supportsRanges == true {
             let resumeAt = decoder.inputPosition + 1
             restartInput(at: resumeAt, state: &state)
             try decoder.restart(atByte: resumeAt, frame: frame)
+        } else if let rest = unconsumedRest(of: decoder, inputBuffer: inputBuffer, state: state), rest.bytes.count > 1 {
+            try decoder.restart(atByte: rest.offset + 1, frame: frame)
+            try decoder.feed(UnsafeRawBufferPointer(rebasing: rest.bytes[1...]))
         } else {
             try decoder.restart(atByte: state.inputPosition, frame: frame)
         }
@@ -76,6 +110,7 @@ extension PlaybackSession {
         }
         let readable = UnsafeMutableRawBufferPointer(rebasing: buffer[..<limit])
         let count = ring.read(into: readable, generation: state.generation)
+        if count > 0 { state.inputBufferHolds = state.inputPosition..<(state.inputPosition + count) }
         if state.sniffed != nil {
             return try sniff(UnsafeRawBufferPointer(rebasing: buffer[..<count]), decoder: decoder, state: &state)
         }
@@ -231,5 +266,6 @@ extension PlaybackSession {
         state.transferRate = TransferRateMeter()
         state.skipTo = nil
         state.passedDiscontinuity = nil
+        state.inputBufferHolds = nil
     }
 }

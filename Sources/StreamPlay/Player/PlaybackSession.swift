@@ -334,7 +334,7 @@ final class PlaybackSession: QueueSession, @unchecked Sendable {
     private func decodeNext(_ decoder: DecoderChoice, into pcm: UnsafeMutableRawBufferPointer,
                             inputBuffer: UnsafeMutableRawBufferPointer,
                             state: inout DecodeState) throws(PlayerError) -> PlaybackStateMachine.Phase? {
-        switch try decode(decoder, into: pcm, state: &state) {
+        switch try decode(decoder, into: pcm, inputBuffer: inputBuffer, state: &state) {
         case .formatChanged:
             guard let format = decoder.format else { return nil }
             if let previous = state.format {

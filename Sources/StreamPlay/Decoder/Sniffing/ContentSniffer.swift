@@ -48,6 +48,25 @@ enum ContentSniffer {
         return scanForFrames(bytes, isComplete: isComplete)
     }
 
+    /// Where a decoder that ended before its input did should take up `rest`: the bytes it was
+    /// fed but did not decode, when they hold more MPEG audio (the next part of MP3s joined with
+    /// `cat`, whose first part's LAME tag ended the decoder). Past an ID3v2 tag in front, the
+    /// first chain of agreeing frames counts as for an input's first bytes; a Xing or Info frame
+    /// there, which describes that part alone, is skipped as a frame of silence. `nil` when
+    /// `rest` holds no audio: a trailing ID3v1 or APE tag, or junk, ends the track.
+    static func audioStart(inRest rest: UnsafeRawBufferPointer) -> Int? {
+        var start = id3v2TagSize(rest) ?? 0
+        guard start < rest.count,
+              case .decided(.mpegAudio(let offset)) = scanForFrames(UnsafeRawBufferPointer(rebasing: rest[start...]),
+                                                                   isComplete: true) else { return nil }
+        start += offset
+        if let header = MPEGAudioFrameHeader.headerFrameLength(atStartOf: UnsafeRawBufferPointer(rebasing: rest[start...])),
+           start + header < rest.count {
+            start += header
+        }
+        return start
+    }
+
     /// The size of an ID3v2 tag at the start of `bytes`, header and footer included.
     static func id3v2TagSize(_ bytes: UnsafeRawBufferPointer) -> Int? {
         guard bytes.count >= 10, bytes[0] == 0x49, bytes[1] == 0x44, bytes[2] == 0x33, // "ID3"

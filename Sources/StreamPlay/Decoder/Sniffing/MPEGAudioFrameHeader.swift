@@ -53,6 +53,18 @@ struct MPEGAudioFrameHeader: Equatable, Sendable {
         }
     }
 
+    /// The length of the frame at the start of `bytes` when it is a Layer III frame that holds a
+    /// Xing, Info or VBRI header: a frame of silence that describes the stream it starts (its
+    /// frame count, its encoder delay and padding), not audio.
+    static func headerFrameLength(atStartOf bytes: UnsafeRawBufferPointer) -> Int? {
+        guard bytes.count >= 40, let header = MPEGAudioFrameHeader(bytes), header.layer == 3 else { return nil }
+        let xingOffset = 4 + (header.version == .mpeg1 ? (header.isMono ? 17 : 32) : (header.isMono ? 9 : 17))
+        let tag = String(decoding: bytes[xingOffset..<(xingOffset + 4)], as: UTF8.self)
+        let vbri = String(decoding: bytes[36..<40], as: UTF8.self)
+        guard tag == "Xing" || tag == "Info" || vbri == "VBRI" else { return nil }
+        return header.frameLength
+    }
+
     /// Whether `next` can follow this frame in one stream: the same version, layer and rate.
     func agrees(with next: MPEGAudioFrameHeader) -> Bool {
         version == next.version && layer == next.layer && sampleRate == next.sampleRate

@@ -97,13 +97,6 @@ struct SegmentHeaderFilter {
 
     /// The size of a Layer III frame at the front that holds a Xing, Info or VBRI header.
     private static func headerFrameSize(_ bytes: [UInt8]) -> Int? {
-        bytes.withUnsafeBytes { bytes in
-            guard bytes.count >= 40, let header = MPEGAudioFrameHeader(bytes), header.layer == 3 else { return nil }
-            let xingOffset = 4 + (header.version == .mpeg1 ? (header.isMono ? 17 : 32) : (header.isMono ? 9 : 17))
-            let tag = String(decoding: bytes[xingOffset..<(xingOffset + 4)], as: UTF8.self)
-            let vbri = String(decoding: bytes[36..<40], as: UTF8.self)
-            guard tag == "Xing" || tag == "Info" || vbri == "VBRI" else { return nil }
-            return header.frameLength
-        }
+        bytes.withUnsafeBytes { MPEGAudioFrameHeader.headerFrameLength(atStartOf: $0) }
     }
 }
