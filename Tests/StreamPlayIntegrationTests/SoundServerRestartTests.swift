@@ -288,6 +288,94 @@ struct SoundServerRestartTests {
         }
     }
 
+    /// When the server goes away in a track's last audio, which is draining (with two seconds
+    /// queued in the server, the last 1.8 s are written before they play).
+    enum DrainLoss: String, CaseIterable, CustomTestStringConvertible {
+        /// While the drain plays: the lost stream cancels it.
+        case whilePlaying
+        /// While the play is paused in the drain.
+        case whilePaused
+        /// Just after a second's pause in the drain: the pause is not played time.
+        case afterResuming
+
+        var testDescription: String { rawValue }
+
+        /// The cases that a drain is sure to be under way in. PulseAudio acknowledges a drain
+        /// once the stream's audio has moved into the sink's own buffer (most of the latency,
+        /// with `PA_STREAM_ADJUST_LATENCY`), not once it is heard, so only a drain pending on a
+        /// corked stream is sure to be waiting at the kill; PipeWire's lasts until played.
+        static let cases: [(SoundServer, DrainLoss)] = allCases.map { (SoundServer.pipeWire, $0) }
+            + [(SoundServer.pulseAudio, .whilePaused)]
+    }
+
+    /// A drain cancelled by the lost stream, or begun or resumed on a lost stream, is no end:
+    /// the sink reconnects, writes again what the old server had not played, and drains that.
+    /// The play is paused while the server is away, so that the recording made once it is back
+    /// hears all of that audio from the resume.
+    @Test("the server goes away while a track's last audio drains: once back, it plays that audio, then the track ends",
+          arguments: DrainLoss.cases)
+    func serverLostWhileDraining(server: SoundServer, loss: DrainLoss) async throws {
+        let file = "cbr-44k-stereo-short.mp3"
+        let reference = try ReferenceAudio(file)
+        let length = Double(reference.frameCount) / Double(reference.sampleRate)
+        let address = try server.address(), sinkName = try server.sink()
+        let name = SharedSoundServerConnectionTests.uniqueName()
+        var configuration = PlayerConfiguration(output: .custom {
+            PulseAudioSink(server: address, sinkName: sinkName, applicationName: name, targetLatency: 2,
+                           reconnectTimeout: 10)
+        })
+        configuration.soundServerReconnectTimeout = 10
+        let player = Player(configuration: configuration)
+        let events = EventLog(player)
+        defer { player.stop() }
+        player.play("\(try TestEnvironment.http())/\(file)")
+        // Under 1.8 s queued: the decoder wrote the rest when the queue had room for it.
+        try await player.wait(for: "the last 1.8 s", within: 15) { ($0.position ?? 0) >= length - 1.8 }
+        if loss != .whilePlaying { player.pause() }
+        if loss == .afterResuming {
+            try await Task.sleep(for: .seconds(2))
+            player.resume()
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        // The audio stops somewhere within the kill: played from before it to after it.
+        let playedBefore = try #require(player.position)
+        let killStart = ContinuousClock.now
+        try Self.servers("kill", server)
+        let killing = (ContinuousClock.now - killStart).inSeconds
+        let killedAt = try #require(player.position)
+        try await Task.sleep(for: .milliseconds(300))
+        #expect(player.state == (loss == .whilePaused ? .paused : .playing),
+                "\(player.state) with the last \(length - killedAt) s unplayed")
+        player.pause()
+        try Self.servers("start", server)
+        try await Self.waitForStream(of: name, on: server)
+        let recorder = MonitorRecorder(sink: sinkName, server: address)
+        try await recorder.start()
+        player.resume()
+        #expect(try await player.finish(within: 20) == .ended)
+        try await Task.sleep(for: .milliseconds(300))
+        let recording = try await recorder.stop()
+        #expect(!events.states.contains { if case .failed = $0 { true } else { false } }, "states: \(events.states)")
+
+        // What the new server played is the track from where the kill stopped it, to its very
+        // end: nothing lost, nothing played twice.
+        let first = try #require(recording.firstIndex { $0 != 0 }.map { $0 / 2 }, "nothing was heard after the restart")
+        let located = PCM.locate(recordingFrame: first + 4410, recording: recording, in: reference.samples, channels: 2)
+        let landed = try #require(located, "the audio after the restart is not the track (\(recording.count / 2) frames)") - 4410
+        let heardFrom = Double(landed) / 44100
+        // The position after the kill is the sink's own guess of what was unplayed, so it is
+        // held against what played before the kill too.
+        #expect(abs(heardFrom - killedAt) < 0.3, "heard from \(heardFrom) s after the restart, stopped at \(killedAt) s")
+        #expect(heardFrom >= playedBefore - 0.3 && heardFrom <= playedBefore + killing + 0.3,
+                "heard from \(heardFrom) s after the restart; \(playedBefore) s had played when the kill began, which took \(killing) s")
+        let heard = PCM.withoutSilentRuns(recording[(first * 2)...], channels: 2, atLeast: PCM.shortestWait)
+        let expected = PCM.withoutSilentRuns(reference.samples[(landed * 2)...], channels: 2, atLeast: PCM.shortestWait)
+        let exact = PCM.commonPrefixFrames(heard, expected, channels: 2)
+        let tail = PCM.signalToNoise(heard.dropFirst(exact * 2), expected.dropFirst(exact * 2))
+        #expect(heard.count >= expected.count && (exact == expected.count / 2 || tail >= Self.alteredTailSignalToNoise),
+                "heard \(heard.count / 2) of \(expected.count / 2) frames from \(heardFrom) s, \(exact) exact, then \(tail) dB")
+    }
+
     @Test("the server does not come back within the timeout: soundServerUnavailable, promptly",
           arguments: SoundServer.all)
     func serverStaysAway(server: SoundServer) async throws {

@@ -1,5 +1,6 @@
 // The sink's state lives in this file, under the mainloop lock; the members that the
-// reconnect after a server loss needs (PulseAudioSink+Reconnect.swift) are internal for it.
+// reconnect after a server loss and the drain need (PulseAudioSink+Reconnect.swift,
+// PulseAudioSink+Drain.swift) are internal for them.
 // What needs none of that state is apart: the stream's callbacks (PulseAudioStreamEvents),
 // what a stream asks the server for (PulseAudioStreamRequest), the open deadline, the
 // connection and the playback history.
@@ -23,9 +24,10 @@ import Synchronization
 /// clients. The connection is made by the first sink that prepares or opens, and ends when the
 /// last sink using it is closed.
 ///
-/// When the server goes away mid-play (a restart, a crash), a write reconnects for up to the
-/// reconnect timeout, then writes again what the old server held unplayed (the sink keeps the
-/// last audio it wrote), so the play goes on where it was heard. A server that does not come
+/// When the server goes away mid-play (a restart, a crash), a write or a drain reconnects for
+/// up to the reconnect timeout, then writes again what the old server held unplayed (the sink
+/// keeps the last audio it wrote), so the play goes on where it was heard, and a track's end
+/// is reported only once the server says it played it. A server that does not come
 /// back in time is `soundServerUnavailable`, as a server that was never there; so is one that
 /// goes away more often in a row than `lossesTolerated` allows, with none of the sink's audio
 /// played in between (a paused play plays none).
@@ -67,6 +69,8 @@ public final class PulseAudioSink: AudioSink, @unchecked Sendable {
     /// The format of the stream lost to a server that went away, until a reconnect makes it
     /// again: a reconnect cut short by a seek leaves the next write to reconnect.
     var formatWhileAway: AudioFormat?
+    /// How the server acknowledged the drain under way; `nil` until it does.
+    var drainSucceeded: Bool?
     private var streamCapacityFrames = Int.max
     private var volume = 1.0
     /// The last bytes written, and the stream's latency when they were, for a reconnect.
@@ -273,31 +277,6 @@ public final class PulseAudioSink: AudioSink, @unchecked Sendable {
         unrefOperation(pa_stream_flush(stream, nil, nil))
     }
 
-    /// Waits until the server has played everything written.
-    public func drain() throws(PlayerError) -> Bool {
-        pa_threaded_mainloop_lock(mainloop)
-        defer { pa_threaded_mainloop_unlock(mainloop) }
-        guard let stream, pa_stream_get_state(stream) == PA_STREAM_READY else { return true }
-        guard let operation = pa_stream_drain(stream, { _, _, userdata in
-            let sink = Unmanaged<PulseAudioSink>.fromOpaque(userdata!).takeUnretainedValue()
-            pa_threaded_mainloop_signal(sink.mainloop, 0)
-        }, Unmanaged.passUnretained(self).toOpaque()) else {
-            throw .soundServerUnavailable(reason: "drain failed: \(contextErrorLocked)")
-        }
-        defer { pa_operation_unref(operation) }
-        while pa_operation_get_state(operation) == PA_OPERATION_RUNNING {
-            if interrupted.load(ordering: .acquiring) {
-                pa_operation_cancel(operation)
-                return false
-            }
-            if pa_stream_get_state(stream) != PA_STREAM_READY {
-                throw .soundServerUnavailable(reason: "stream lost while draining: \(contextErrorLocked)")
-            }
-            pa_threaded_mainloop_wait(mainloop)
-        }
-        return true
-    }
-
     /// Releases the stream and this sink's use of the server connection: the connection ends
     /// with the last sink that uses it. The sink may be opened again.
     public func close() {
@@ -482,15 +461,32 @@ public final class PulseAudioSink: AudioSink, @unchecked Sendable {
         defer { pa_threaded_mainloop_unlock(mainloop) }
         runRequested = !cork
         guard let stream, corked != cork, pa_stream_get_state(stream) == PA_STREAM_READY else { return }
+        settleLatencyLocked()
         corked = cork
         unrefOperation(pa_stream_cork(stream, cork ? 1 : 0, nil, nil))
+    }
+
+    /// Brings the latency known at the last write to now, before a cork or an uncork: a
+    /// corked stream plays nothing, so the time since the last write counts as played only
+    /// while it was uncorked. Without this, a server lost soon after a resume, before the next
+    /// write, would have the whole pause counted as played, and what it had not played would
+    /// be written again short.
+    private func settleLatencyLocked() {
+        if !corked, let format {
+            let played = (ContinuousClock.now - lastWrite).inSeconds
+            latencyBytesAtWrite = PlaybackHistory.unplayedBytes(
+                latencyBytes: latencyBytesAtWrite, playedSeconds: played,
+                bytesPerSecond: format.sampleRate * format.bytesPerFrame, bytesPerFrame: format.bytesPerFrame,
+                held: latencyBytesAtWrite)
+        }
+        lastWrite = .now
     }
 
     func unrefOperation(_ operation: OpaquePointer?) {
         if let operation { pa_operation_unref(operation) }
     }
 
-    private var contextErrorLocked: String {
+    var contextErrorLocked: String {
         connection.errorLocked
     }
 }
