@@ -376,6 +376,46 @@ struct SoundServerRestartTests {
                 "heard \(heard.count / 2) of \(expected.count / 2) frames from \(heardFrom) s, \(exact) exact, then \(tail) dB")
     }
 
+    /// libpulse answers a drain with failure once its reply has waited 30 s, and a drain of a
+    /// corked stream waits until the resume: a pause in a track's last audio outlasts that.
+    /// The drain is sent again on the same stream, and the play neither ends nor gets a new
+    /// stream while paused.
+    @Test("a pause of more than 30 s in a track's draining last audio holds; the resume plays the rest on the same stream")
+    func longPauseWhileDraining() async throws {
+        let server = SoundServer.pulseAudio
+        let file = "cbr-44k-stereo-short.mp3"
+        let reference = try ReferenceAudio(file)
+        let length = Double(reference.frameCount) / Double(reference.sampleRate)
+        let address = try server.address(), sinkName = try server.sink()
+        let name = SharedSoundServerConnectionTests.uniqueName()
+        let player = Player(configuration: PlayerConfiguration(output: .custom {
+            PulseAudioSink(server: address, sinkName: sinkName, applicationName: name, targetLatency: 2)
+        }))
+        let events = EventLog(player)
+        defer { player.stop() }
+        player.play("\(try TestEnvironment.http())/\(file)")
+        try await player.wait(for: "the last 1.8 s", within: 15) { ($0.position ?? 0) >= length - 1.8 }
+        player.pause()
+        let pausedAt = try #require(player.position)
+        let streams = try Self.sinkInputs(named: name, on: server)
+        #expect(streams.count == 1, "\(streams)")
+        try await Task.sleep(for: .seconds(33))
+        #expect(player.state == .paused, "\(player.state) after 33 s paused")
+        #expect(abs((player.position ?? 0) - pausedAt) < Self.heldPositionDrift, "moved from \(pausedAt) s while paused")
+        #expect(try Self.sinkInputs(named: name, on: server) == streams, "the stream was made again while paused")
+        player.resume()
+        #expect(try await player.finish(within: 10) == .ended)
+        #expect(!events.states.contains { if case .failed = $0 { true } else { false } }, "states: \(events.states)")
+    }
+
+    /// The server's indices of the streams of the clients named `name`.
+    static func sinkInputs(named name: String, on server: SoundServer) throws -> [String] {
+        let clients = Set(try SharedSoundServerConnectionTests.clients(named: name, on: server))
+        return try Shell.run("pactl", ["-s", try server.address(), "list", "sink-inputs", "short"])
+            .split(separator: "\n").map { $0.split(separator: "\t").map(String.init) }
+            .filter { $0.count > 2 && clients.contains($0[2]) }.map { $0[0] }
+    }
+
     @Test("the server does not come back within the timeout: soundServerUnavailable, promptly",
           arguments: SoundServer.all)
     func serverStaysAway(server: SoundServer) async throws {

@@ -3,14 +3,19 @@ import CPulse
 // The drain at a track's end: what the server says of it, and a server lost during it.
 
 extension PulseAudioSink {
-    /// Waits until the server has played everything written. A server that went away before
-    /// or during the drain is reconnected to, and what it had not played is written again and
-    /// drained, as a write does (see the type's description): a drain returns `true` only for
-    /// audio the server said it played. One that refuses the drain while its stream stays up
-    /// (it acknowledges it with failure) gets a new stream in the same way, up to
-    /// `lossesTolerated` times in one drain.
+    /// Waits until the server has played everything written, or returns `false` when
+    /// ``interrupt()`` cuts the wait short. A server that went away before or during the drain
+    /// is reconnected to, and what it had not played is written again and drained, as a write
+    /// does (see the type's description): with a stream, `true` comes only from the server's
+    /// acknowledgement. Without one, nothing is queued and the drain is done at once.
+    ///
+    /// A drain answered with failure while the stream stays up is sent again on the same
+    /// stream. libpulse answers so itself when the server's reply takes longer than its 30 s
+    /// timeout, which is how a drain of a paused (corked) stream waits: that goes on until the
+    /// resume. More than `lossesTolerated` such answers while the stream plays fail the play
+    /// with `soundServerUnavailable`.
     public func drain() throws(PlayerError) -> Bool {
-        var refusals = 0
+        var refusedWhilePlaying = 0
         while true {
             switch drainStream() {
             case .drained:
@@ -19,10 +24,11 @@ extension PulseAudioSink {
                 return false
             case .lost(let error):
                 try reconnect(after: error)
-            case .refused(let error):
-                refusals += 1
-                guard refusals <= Self.lossesTolerated else { throw error }
-                try reconnect(after: error)
+            case .refused(let error, let whilePlaying):
+                if whilePlaying {
+                    refusedWhilePlaying += 1
+                    guard refusedWhilePlaying <= Self.lossesTolerated else { throw error }
+                }
             }
             if interrupted.load(ordering: .acquiring) { return false }
         }
@@ -35,8 +41,9 @@ extension PulseAudioSink {
         case interrupted
         /// The stream is gone, or went while draining: its audio is to be written again.
         case lost(PlayerError)
-        /// The server acknowledged the drain with failure, the stream still up.
-        case refused(PlayerError)
+        /// The drain was answered with failure, the stream still up (libpulse's reply timeout,
+        /// as for a corked stream): `whilePlaying` when the stream was not corked then.
+        case refused(PlayerError, whilePlaying: Bool)
     }
 
     /// Drains the current stream once. No stream at all is drained, unless a server lost
@@ -71,11 +78,12 @@ extension PulseAudioSink {
             }
             pa_threaded_mainloop_wait(mainloop)
         }
-        // A stream that fails cancels its operations: the drain ends unacknowledged.
-        guard pa_stream_get_state(stream) == PA_STREAM_READY, let succeeded = drainSucceeded else {
+        if drainSucceeded == true { return .drained }
+        // A stream that fails cancels its operations: the drain ends unanswered.
+        guard pa_stream_get_state(stream) == PA_STREAM_READY, drainSucceeded != nil else {
             return .lost(.soundServerUnavailable(reason: "stream lost while draining: \(contextErrorLocked)"))
         }
-        return succeeded
-            ? .drained : .refused(.soundServerUnavailable(reason: "the server refused to drain: \(contextErrorLocked)"))
+        return .refused(.soundServerUnavailable(reason: "the drain failed: \(contextErrorLocked)"),
+                        whilePlaying: !corked)
     }
 }

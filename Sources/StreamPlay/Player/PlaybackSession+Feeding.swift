@@ -3,8 +3,9 @@
 // transfer for rebuffers.
 
 extension PlaybackSession {
-    /// Decodes the next chunk. A failure, or an end declared while input goes on, is either
-    /// the play's error or damage decoded past, as ``DecodeFailurePlanner`` decides.
+    /// Decodes the next chunk. A failure, or an end declared while input goes on or with audio
+    /// in what the decoder was fed, is either the play's error or damage decoded past, as
+    /// ``DecodeFailurePlanner`` decides.
     /// - Parameter inputBuffer: the feed buffer, which holds the last bytes read (see
     ///   ``DecodeState/inputBufferHolds``).
     func decode(_ decoder: any AudioDecoder, into pcm: UnsafeMutableRawBufferPointer,
@@ -55,22 +56,23 @@ extension PlaybackSession {
     }
 
     /// The bytes the decoder was fed but did not decode, as far as the feed buffer still holds
-    /// them, and the input offset of the first; `nil` when it holds none of them. Only for a
-    /// decoder fed by ``feed(_:buffer:state:)`` (one that searches for frames), once the input
-    /// has ended: a chunk's rest is then within the last read, but for a partial frame before it.
+    /// them (the last read), and the input offset of the first; `nil` when it holds none of
+    /// them. Only for a decoder fed by ``feed(_:buffer:state:)`` (one that searches for frames):
+    /// libmpg123 ends or fails within the last read, so only a partial frame before it can be
+    /// missing.
     func unconsumedRest(of decoder: any AudioDecoder, inputBuffer: UnsafeMutableRawBufferPointer,
                         state: DecodeState) -> (bytes: UnsafeRawBufferPointer, offset: Int)? {
         guard decoder.searchesForFrames, let holds = state.inputBufferHolds else { return nil }
         let unconsumed = holds.clamped(to: decoder.inputPosition..<max(decoder.inputPosition, state.inputPosition))
         guard !unconsumed.isEmpty else { return nil }
-        let bytes = UnsafeRawBufferPointer(inputBuffer)[(unconsumed.lowerBound - holds.lowerBound)..<(unconsumed.upperBound - holds.lowerBound)]
-        return (UnsafeRawBufferPointer(rebasing: bytes), unconsumed.lowerBound)
+        let start = unconsumed.lowerBound - holds.lowerBound, end = unconsumed.upperBound - holds.lowerBound
+        return (UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(inputBuffer)[start..<end]), unconsumed.lowerBound)
     }
 
     /// Restarts the decoder after a damaged stretch, just past where it stopped, so that no
     /// good frame it had been fed is lost. Where the input can restart at a byte, it does so
-    /// there; otherwise the decoder is fed again what the feed buffer still holds of its rest,
-    /// and decoding goes on with the bytes still to come.
+    /// there; otherwise the decoder is fed again what the feed buffer still holds of its rest
+    /// (the last read), and decoding goes on with the bytes still to come.
     func recover(_ decoder: any AudioDecoder, inputBuffer: UnsafeMutableRawBufferPointer,
                  state: inout DecodeState) throws(PlayerError) {
         state.recoveries += 1
@@ -79,9 +81,12 @@ extension PlaybackSession {
             let resumeAt = decoder.inputPosition + 1
             restartInput(at: resumeAt, state: &state)
             try decoder.restart(atByte: resumeAt, frame: frame)
-        } else if let rest = unconsumedRest(of: decoder, inputBuffer: inputBuffer, state: state), rest.bytes.count > 1 {
-            try decoder.restart(atByte: rest.offset + 1, frame: frame)
-            try decoder.feed(UnsafeRawBufferPointer(rebasing: rest.bytes[1...]))
+        } else if let rest = unconsumedRest(of: decoder, inputBuffer: inputBuffer, state: state) {
+            // Past the byte the decoder stopped at; from the buffer's first byte when the
+            // decoder stopped before the last read (what came before it is gone).
+            let skip = rest.offset == decoder.inputPosition ? 1 : 0
+            try decoder.restart(atByte: rest.offset + skip, frame: frame)
+            if rest.bytes.count > skip { try decoder.feed(UnsafeRawBufferPointer(rebasing: rest.bytes[skip...])) }
         } else {
             try decoder.restart(atByte: state.inputPosition, frame: frame)
         }
