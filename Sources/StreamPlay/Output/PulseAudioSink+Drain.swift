@@ -7,13 +7,18 @@ extension PulseAudioSink {
     /// ``interrupt()`` cuts the wait short. A server that went away before or during the drain
     /// is reconnected to, and what it had not played is written again and drained, as a write
     /// does (see the type's description): with a stream, `true` comes only from the server's
-    /// acknowledgement. Without one, nothing is queued and the drain is done at once.
+    /// acknowledgement. With no stream and no audio kept from a lost one, the drain is done
+    /// at once.
     ///
     /// A drain answered with failure while the stream stays up is sent again on the same
     /// stream. libpulse answers so itself when the server's reply takes longer than its 30 s
     /// timeout, which is how a drain of a paused (corked) stream waits: that goes on until the
-    /// resume. More than `lossesTolerated` such answers while the stream plays fail the play
-    /// with `soundServerUnavailable`.
+    /// resume. Any other failure, and a timeout while the stream plays, counts: more than
+    /// `lossesTolerated` of them (each timeout a 30 s wait) fail the play with
+    /// `soundServerUnavailable`.
+    ///
+    /// PulseAudio acknowledges a drain once the stream's audio has moved into the sink's own
+    /// buffer, which holds part of the latency; PipeWire once it is played.
     public func drain() throws(PlayerError) -> Bool {
         var refusedWhilePlaying = 0
         while true {
@@ -24,8 +29,8 @@ extension PulseAudioSink {
                 return false
             case .lost(let error):
                 try reconnect(after: error)
-            case .refused(let error, let whilePlaying):
-                if whilePlaying {
+            case .refused(let error, let counted):
+                if counted {
                     refusedWhilePlaying += 1
                     guard refusedWhilePlaying <= Self.lossesTolerated else { throw error }
                 }
@@ -41,9 +46,9 @@ extension PulseAudioSink {
         case interrupted
         /// The stream is gone, or went while draining: its audio is to be written again.
         case lost(PlayerError)
-        /// The drain was answered with failure, the stream still up (libpulse's reply timeout,
-        /// as for a corked stream): `whilePlaying` when the stream was not corked then.
-        case refused(PlayerError, whilePlaying: Bool)
+        /// The drain was answered with failure, the stream still up. `counted` unless it was
+        /// libpulse's reply timeout on a corked stream, which is how a paused drain waits.
+        case refused(PlayerError, counted: Bool)
     }
 
     /// Drains the current stream once. No stream at all is drained, unless a server lost
@@ -59,9 +64,11 @@ extension PulseAudioSink {
             return .lost(.soundServerUnavailable(reason: "stream lost: \(contextErrorLocked)"))
         }
         drainSucceeded = nil
-        guard let operation = pa_stream_drain(stream, { _, success, userdata in
+        guard let operation = pa_stream_drain(stream, { stream, success, userdata in
             let sink = Unmanaged<PulseAudioSink>.fromOpaque(userdata!).takeUnretainedValue()
             sink.drainSucceeded = success != 0
+            // The connection's error is shared by its sinks: read while it is this answer's.
+            if success == 0 { sink.drainError = pa_context_errno(pa_stream_get_context(stream)) }
             pa_threaded_mainloop_signal(sink.mainloop, 0)
         }, Unmanaged.passUnretained(self).toOpaque()) else {
             return .lost(.soundServerUnavailable(reason: "drain failed: \(contextErrorLocked)"))
@@ -83,7 +90,8 @@ extension PulseAudioSink {
         guard pa_stream_get_state(stream) == PA_STREAM_READY, drainSucceeded != nil else {
             return .lost(.soundServerUnavailable(reason: "stream lost while draining: \(contextErrorLocked)"))
         }
-        return .refused(.soundServerUnavailable(reason: "the drain failed: \(contextErrorLocked)"),
-                        whilePlaying: !corked)
+        let reason = String(cString: pa_strerror(drainError))
+        let timedOut = drainError == Int32(bitPattern: PA_ERR_TIMEOUT.rawValue)
+        return .refused(.soundServerUnavailable(reason: "the drain failed: \(reason)"), counted: !corked || !timedOut)
     }
 }

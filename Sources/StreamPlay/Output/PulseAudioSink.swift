@@ -27,7 +27,7 @@ import Synchronization
 /// When the server goes away mid-play (a restart, a crash), a write or a drain reconnects for
 /// up to the reconnect timeout, then writes again what the old server held unplayed (the sink
 /// keeps the last audio it wrote), so the play goes on where it was heard, and a track's end
-/// is reported only once the server says it played it. A server that does not come
+/// is reported only once the server acknowledges its drain. A server that does not come
 /// back in time is `soundServerUnavailable`, as a server that was never there; so is one that
 /// goes away more often in a row than `lossesTolerated` allows, with none of the sink's audio
 /// played in between (a paused play plays none).
@@ -71,6 +71,8 @@ public final class PulseAudioSink: AudioSink, @unchecked Sendable {
     var formatWhileAway: AudioFormat?
     /// How the server acknowledged the drain under way; `nil` until it does.
     var drainSucceeded: Bool?
+    /// The error of a drain answered with failure (`pa_context_errno` then).
+    var drainError: Int32 = 0
     private var streamCapacityFrames = Int.max
     private var volume = 1.0
     /// The last bytes written, and the stream's latency when they were, for a reconnect.

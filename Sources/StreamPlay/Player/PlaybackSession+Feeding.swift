@@ -69,10 +69,11 @@ extension PlaybackSession {
         return (UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(inputBuffer)[start..<end]), unconsumed.lowerBound)
     }
 
-    /// Restarts the decoder after a damaged stretch, just past where it stopped, so that no
-    /// good frame it had been fed is lost. Where the input can restart at a byte, it does so
-    /// there; otherwise the decoder is fed again what the feed buffer still holds of its rest
-    /// (the last read), and decoding goes on with the bytes still to come.
+    /// Restarts the decoder after a damaged stretch, just past where it stopped, so that the
+    /// good frames it had been fed are not lost. Where the input can restart at a byte, it does
+    /// so there; otherwise the decoder is fed again what the feed buffer still holds of its
+    /// rest (the last read: a partial frame before it is lost), and decoding goes on with the
+    /// bytes still to come.
     func recover(_ decoder: any AudioDecoder, inputBuffer: UnsafeMutableRawBufferPointer,
                  state: inout DecodeState) throws(PlayerError) {
         state.recoveries += 1
