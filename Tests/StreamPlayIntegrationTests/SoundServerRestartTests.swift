@@ -295,7 +295,7 @@ struct SoundServerRestartTests {
         case whilePlaying
         /// While the play is paused in the drain.
         case whilePaused
-        /// Just after a second's pause in the drain: the pause is not played time.
+        /// Just after a two-second pause in the drain: the pause is not played time.
         case afterResuming
 
         var testDescription: String { rawValue }
@@ -315,22 +315,10 @@ struct SoundServerRestartTests {
     @Test("the server goes away while a track's last audio drains: once back, it plays that audio, then the track ends",
           arguments: DrainLoss.cases)
     func serverLostWhileDraining(server: SoundServer, loss: DrainLoss) async throws {
-        let file = "cbr-44k-stereo-short.mp3"
-        let reference = try ReferenceAudio(file)
+        let (player, events, name, reference) = try await Self.draining(on: server)
+        defer { player.stop() }
         let length = Double(reference.frameCount) / Double(reference.sampleRate)
         let address = try server.address(), sinkName = try server.sink()
-        let name = SharedSoundServerConnectionTests.uniqueName()
-        var configuration = PlayerConfiguration(output: .custom {
-            PulseAudioSink(server: address, sinkName: sinkName, applicationName: name, targetLatency: 2,
-                           reconnectTimeout: 10)
-        })
-        configuration.soundServerReconnectTimeout = 10
-        let player = Player(configuration: configuration)
-        let events = EventLog(player)
-        defer { player.stop() }
-        player.play("\(try TestEnvironment.http())/\(file)")
-        // Under 1.8 s queued: the decoder wrote the rest when the queue had room for it.
-        try await player.wait(for: "the last 1.8 s", within: 15) { ($0.position ?? 0) >= length - 1.8 }
         if loss != .whilePlaying { player.pause() }
         if loss == .afterResuming {
             try await Task.sleep(for: .seconds(2))
@@ -379,22 +367,14 @@ struct SoundServerRestartTests {
     /// libpulse answers a drain with failure once its reply has waited 30 s, and a drain of a
     /// corked stream waits until the resume: a pause in a track's last audio outlasts that.
     /// The drain is sent again on the same stream, and the play neither ends nor gets a new
-    /// stream while paused.
+    /// stream while paused. On PipeWire, whose drain lasts until the audio is played: on
+    /// PulseAudio the drain may already be acknowledged when the pause comes (see
+    /// ``DrainLoss/cases``), as it once was in a loaded run.
     @Test("a pause of more than 30 s in a track's draining last audio holds; the resume plays the rest on the same stream")
     func longPauseWhileDraining() async throws {
-        let server = SoundServer.pulseAudio
-        let file = "cbr-44k-stereo-short.mp3"
-        let reference = try ReferenceAudio(file)
-        let length = Double(reference.frameCount) / Double(reference.sampleRate)
-        let address = try server.address(), sinkName = try server.sink()
-        let name = SharedSoundServerConnectionTests.uniqueName()
-        let player = Player(configuration: PlayerConfiguration(output: .custom {
-            PulseAudioSink(server: address, sinkName: sinkName, applicationName: name, targetLatency: 2)
-        }))
-        let events = EventLog(player)
+        let server = SoundServer.pipeWire
+        let (player, events, name, _) = try await Self.draining(on: server)
         defer { player.stop() }
-        player.play("\(try TestEnvironment.http())/\(file)")
-        try await player.wait(for: "the last 1.8 s", within: 15) { ($0.position ?? 0) >= length - 1.8 }
         player.pause()
         let pausedAt = try #require(player.position)
         let streams = try Self.sinkInputs(named: name, on: server)
@@ -406,6 +386,33 @@ struct SoundServerRestartTests {
         player.resume()
         #expect(try await player.finish(within: 10) == .ended)
         #expect(!events.states.contains { if case .failed = $0 { true } else { false } }, "states: \(events.states)")
+    }
+
+    /// A play of a 6 s track on `server` with two seconds queued, which waits 10 s for a lost
+    /// server, returned once under 1.8 s are queued: the decoder wrote the rest when the queue
+    /// had room for it, and the track is draining. The caller stops the player.
+    static func draining(on server: SoundServer) async throws
+        -> (player: Player, events: EventLog, name: String, reference: ReferenceAudio) {
+        let file = "cbr-44k-stereo-short.mp3"
+        let reference = try ReferenceAudio(file)
+        let length = Double(reference.frameCount) / Double(reference.sampleRate)
+        let address = try server.address(), sinkName = try server.sink()
+        let name = SharedSoundServerConnectionTests.uniqueName()
+        var configuration = PlayerConfiguration(output: .custom {
+            PulseAudioSink(server: address, sinkName: sinkName, applicationName: name, targetLatency: 2,
+                           reconnectTimeout: 10)
+        })
+        configuration.soundServerReconnectTimeout = 10
+        let player = Player(configuration: configuration)
+        let events = EventLog(player)
+        do {
+            player.play("\(try TestEnvironment.http())/\(file)")
+            try await player.wait(for: "the last 1.8 s", within: 15) { ($0.position ?? 0) >= length - 1.8 }
+            return (player, events, name, reference)
+        } catch {
+            player.stop()
+            throw error
+        }
     }
 
     /// The server's indices of the streams of the clients named `name`.

@@ -20,7 +20,7 @@ extension PulseAudioSink {
     /// PulseAudio acknowledges a drain once the stream's audio has moved into the sink's own
     /// buffer, which holds part of the latency; PipeWire once it is played.
     public func drain() throws(PlayerError) -> Bool {
-        var refusedWhilePlaying = 0
+        var countedFailures = 0
         while true {
             switch drainStream() {
             case .drained:
@@ -31,12 +31,18 @@ extension PulseAudioSink {
                 try reconnect(after: error)
             case .refused(let error, let counted):
                 if counted {
-                    refusedWhilePlaying += 1
-                    guard refusedWhilePlaying <= Self.lossesTolerated else { throw error }
+                    countedFailures += 1
+                    guard countedFailures <= Self.lossesTolerated else { throw error }
                 }
             }
             if interrupted.load(ordering: .acquiring) { return false }
         }
+    }
+
+    /// How the server answered a drain: success, or failure with the connection's error then.
+    enum DrainAnswer {
+        case succeeded
+        case failed(Int32)
     }
 
     /// How one drain of the current stream ended.
@@ -63,12 +69,11 @@ extension PulseAudioSink {
         guard pa_stream_get_state(stream) == PA_STREAM_READY else {
             return .lost(.soundServerUnavailable(reason: "stream lost: \(contextErrorLocked)"))
         }
-        drainSucceeded = nil
+        drainAnswer = nil
         guard let operation = pa_stream_drain(stream, { stream, success, userdata in
             let sink = Unmanaged<PulseAudioSink>.fromOpaque(userdata!).takeUnretainedValue()
-            sink.drainSucceeded = success != 0
             // The connection's error is shared by its sinks: read while it is this answer's.
-            if success == 0 { sink.drainError = pa_context_errno(pa_stream_get_context(stream)) }
+            sink.drainAnswer = success != 0 ? .succeeded : .failed(pa_context_errno(pa_stream_get_context(stream)))
             pa_threaded_mainloop_signal(sink.mainloop, 0)
         }, Unmanaged.passUnretained(self).toOpaque()) else {
             return .lost(.soundServerUnavailable(reason: "drain failed: \(contextErrorLocked)"))
@@ -85,13 +90,13 @@ extension PulseAudioSink {
             }
             pa_threaded_mainloop_wait(mainloop)
         }
-        if drainSucceeded == true { return .drained }
+        if case .succeeded? = drainAnswer { return .drained }
         // A stream that fails cancels its operations: the drain ends unanswered.
-        guard pa_stream_get_state(stream) == PA_STREAM_READY, drainSucceeded != nil else {
+        guard pa_stream_get_state(stream) == PA_STREAM_READY, case .failed(let error)? = drainAnswer else {
             return .lost(.soundServerUnavailable(reason: "stream lost while draining: \(contextErrorLocked)"))
         }
-        let reason = String(cString: pa_strerror(drainError))
-        let timedOut = drainError == Int32(bitPattern: PA_ERR_TIMEOUT.rawValue)
+        let reason = String(cString: pa_strerror(error))
+        let timedOut = error == Int32(PA_ERR_TIMEOUT.rawValue)
         return .refused(.soundServerUnavailable(reason: "the drain failed: \(reason)"), counted: !corked || !timedOut)
     }
 }

@@ -69,10 +69,8 @@ public final class PulseAudioSink: AudioSink, @unchecked Sendable {
     /// The format of the stream lost to a server that went away, until a reconnect makes it
     /// again: a reconnect cut short by a seek leaves the next write to reconnect.
     var formatWhileAway: AudioFormat?
-    /// How the server acknowledged the drain under way; `nil` until it does.
-    var drainSucceeded: Bool?
-    /// The error of a drain answered with failure (`pa_context_errno` then).
-    var drainError: Int32 = 0
+    /// How the drain under way was answered; `nil` until it is.
+    var drainAnswer: DrainAnswer?
     private var streamCapacityFrames = Int.max
     private var volume = 1.0
     /// The last bytes written, and the stream's latency when they were, for a reconnect.

@@ -44,9 +44,7 @@ extension PlaybackSession {
             logger.debug("decoder ended before the input's last bytes, which hold audio; decoding them",
                          metadata: ["location": "\(location)", "bytes": "\(rest.bytes.count - start)"])
             state.recoveries += 1
-            let frame = baseFrame.load(ordering: .relaxed) + framesWritten.load(ordering: .relaxed)
-            try decoder.restart(atByte: rest.offset + start, frame: frame)
-            try decoder.feed(UnsafeRawBufferPointer(rebasing: rest.bytes[start...]))
+            try restart(decoder, onHeld: rest, from: start)
             // No more input will come to make the decode loop decode again: decode now. Each
             // such restart counts against the recovery limit, which bounds the recursion.
             return try decode(decoder, into: pcm, inputBuffer: inputBuffer, state: &state)
@@ -69,6 +67,15 @@ extension PlaybackSession {
         return (UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(inputBuffer)[start..<end]), unconsumed.lowerBound)
     }
 
+    /// Restarts the decoder at `index` into `rest` (``unconsumedRest(of:inputBuffer:state:)``)
+    /// and feeds it the bytes from there, continuing the timeline where it is.
+    func restart(_ decoder: any AudioDecoder, onHeld rest: (bytes: UnsafeRawBufferPointer, offset: Int),
+                 from index: Int) throws(PlayerError) {
+        let frame = baseFrame.load(ordering: .relaxed) + framesWritten.load(ordering: .relaxed)
+        try decoder.restart(atByte: rest.offset + index, frame: frame)
+        if rest.bytes.count > index { try decoder.feed(UnsafeRawBufferPointer(rebasing: rest.bytes[index...])) }
+    }
+
     /// Restarts the decoder after a damaged stretch, just past where it stopped, so that the
     /// good frames it had been fed are not lost. Where the input can restart at a byte, it does
     /// so there; otherwise the decoder is fed again what the feed buffer still holds of its
@@ -85,9 +92,7 @@ extension PlaybackSession {
         } else if let rest = unconsumedRest(of: decoder, inputBuffer: inputBuffer, state: state) {
             // Past the byte the decoder stopped at; from the buffer's first byte when the
             // decoder stopped before the last read (what came before it is gone).
-            let skip = rest.offset == decoder.inputPosition ? 1 : 0
-            try decoder.restart(atByte: rest.offset + skip, frame: frame)
-            if rest.bytes.count > skip { try decoder.feed(UnsafeRawBufferPointer(rebasing: rest.bytes[skip...])) }
+            try restart(decoder, onHeld: rest, from: rest.offset == decoder.inputPosition ? 1 : 0)
         } else {
             try decoder.restart(atByte: state.inputPosition, frame: frame)
         }
