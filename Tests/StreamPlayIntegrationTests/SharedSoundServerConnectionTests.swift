@@ -66,7 +66,9 @@ struct SharedSoundServerConnectionTests {
     /// (WirePlumber 0.4) sets up a new sink's ports as the first stream links to it, and a link
     /// made meanwhile can fail ("wrong ports"), its stream then never played. That would be the
     /// server's doing, not the engine's, and this test is about the connection; once a play
-    /// went through, the sink is set up.
+    /// went through, the sink is set up. A stream left unlinked all the same (`pactl` shows it
+    /// corked; one CI run had one, its player silent at 0.12 s) is made again by its sink after
+    /// the stall timeout (5 s), well within the players' deadline (see `StalledStreamTests`).
     static func settle(_ sinks: [ExtraNullSink], on server: SoundServer) throws {
         let address = try server.address()
         let format = AudioFormat(sampleRate: 44100, channels: 2)

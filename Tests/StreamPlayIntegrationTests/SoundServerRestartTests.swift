@@ -347,21 +347,37 @@ struct SoundServerRestartTests {
 
         // What the new server played is the track from where the kill stopped it, to its very
         // end: nothing lost, nothing played twice.
-        let first = try #require(recording.firstIndex { $0 != 0 }.map { $0 / 2 }, "nothing was heard after the restart")
-        let located = PCM.locate(recordingFrame: first + 4410, recording: recording, in: reference.samples, channels: 2)
-        let landed = try #require(located, "the audio after the restart is not the track (\(recording.count / 2) frames)") - 4410
-        let heardFrom = Double(landed) / 44100
+        let heardFrom = try Self.expectRestOfTrack(in: recording, reference: reference)
         // The position after the kill is the sink's own guess of what was unplayed, so it is
         // held against what played before the kill too.
         #expect(abs(heardFrom - killedAt) < 0.3, "heard from \(heardFrom) s after the restart, stopped at \(killedAt) s")
         #expect(heardFrom >= playedBefore - 0.3 && heardFrom <= playedBefore + killing + 0.3,
                 "heard from \(heardFrom) s after the restart; \(playedBefore) s had played when the kill began, which took \(killing) s")
+    }
+
+    /// Finds where the first sound of `recording` (44.1 kHz stereo) is in `reference`, and
+    /// expects the recording to hold everything from there to the track's very end: nothing
+    /// lost, nothing played twice (silent runs, which a wait leaves, set aside; a last stretch
+    /// altered by the sound server passes above ``alteredTailSignalToNoise``).
+    /// - Returns: where the recording begins in the track, in seconds.
+    static func expectRestOfTrack(in recording: [Int16], reference: ReferenceAudio) throws -> Double {
+        let first = try #require(recording.firstIndex { $0 != 0 }.map { $0 / 2 }, "nothing was heard")
+        let located = PCM.locate(recordingFrame: first + 4410, recording: recording, in: reference.samples, channels: 2)
+        let landed = try #require(located, "the audio heard is not the track (\(recording.count / 2) frames)") - 4410
+        let heardFrom = Double(landed) / 44100
         let heard = PCM.withoutSilentRuns(recording[(first * 2)...], channels: 2, atLeast: PCM.shortestWait)
         let expected = PCM.withoutSilentRuns(reference.samples[(landed * 2)...], channels: 2, atLeast: PCM.shortestWait)
         let exact = PCM.commonPrefixFrames(heard, expected, channels: 2)
         let tail = PCM.signalToNoise(heard.dropFirst(exact * 2), expected.dropFirst(exact * 2))
-        #expect(heard.count >= expected.count && (exact == expected.count / 2 || tail >= Self.alteredTailSignalToNoise),
-                "heard \(heard.count / 2) of \(expected.count / 2) frames from \(heardFrom) s, \(exact) exact, then \(tail) dB")
+        // Where the heard audio goes on after the first difference: behind it is audio played
+        // twice, ahead of it audio lost.
+        let goesOn = PCM.locate(recordingFrame: exact + 4410, recording: heard, in: expected, channels: 2)
+            .map { "\($0 - exact - 4410)" } ?? "nowhere"
+        let comparison = "heard \(heard.count / 2) of \(expected.count / 2) frames from \(heardFrom) s, \(exact) exact, "
+            + "then \(tail) dB; after that, the heard audio is \(goesOn) frames off"
+        #expect(heard.count >= expected.count && (exact == expected.count / 2 || tail >= alteredTailSignalToNoise),
+                "\(comparison)")
+        return heardFrom
     }
 
     /// libpulse answers a drain with failure once its reply has waited 30 s, and a drain of a

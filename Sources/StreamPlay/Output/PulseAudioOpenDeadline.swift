@@ -11,13 +11,12 @@ import CPulse
 /// streams' timing updates, and the open waits on; libpulse's reply timeout still bounds the
 /// wait for any one answer.
 ///
-/// A wait on the threaded mainloop has no timeout of its own, so a timer on the mainloop wakes
-/// every waiter when the silence would reach the allowed time, and each looks at the clock
-/// again; a waiter that finds the server answered since moves the timer on. The times and the
-/// timer are on the same clock, libpulse's monotonic `pa_rtclock_now()`, so a waiter the timer
-/// woke with no answer since always finds the time passed. Used by the thread that opens, with
-/// the mainloop lock held; ``cancelLocked()`` frees the timer and must be called before the
-/// lock is let go for good.
+/// A ``PulseAudioWakeTimer`` wakes every waiter when the silence would reach the allowed time,
+/// and each looks at the clock again; a waiter that finds the server answered since moves the
+/// timer on. The times and the timer are on the same clock, so a waiter the timer woke with no
+/// answer since always finds the time passed. Used by the thread that opens, with the mainloop
+/// lock held; ``cancelLocked()`` frees the timer and must be called before the lock is let go
+/// for good.
 final class PulseAudioOpenDeadline {
     /// The silence allowed, for messages.
     let seconds: Double
@@ -28,9 +27,7 @@ final class PulseAudioOpenDeadline {
     /// When the open ends however the server answers, if it must (a reconnect's last moment).
     private let notAfter: pa_usec_t?
     private let connection: PulseAudioConnection
-    /// The mainloop's timer, once one was needed, and when it is due.
-    private var timer: OpaquePointer?
-    private var timerDue: pa_usec_t = 0
+    private let timer: PulseAudioWakeTimer
 
     /// A deadline for `seconds` of silence from now on `connection`, and at most `atMost`
     /// seconds in all when given; both are clamped to between 0 and a day.
@@ -43,10 +40,7 @@ final class PulseAudioOpenDeadline {
         openedAt = now
         notAfter = atMost.map { now + pa_usec_t(clamp($0) * 1_000_000) }
         self.connection = connection
-    }
-
-    deinit {
-        assert(timer == nil, "a deadline's timer outlived its wait")
+        timer = PulseAudioWakeTimer(mainloop: connection.mainloop)
     }
 
     /// When a server silent since `openedAt` and `lastAnswer` has been silent for `allowed`.
@@ -62,19 +56,7 @@ final class PulseAudioOpenDeadline {
         let due = min(silenceDue, notAfter ?? silenceDue)
         let now = pa_rtclock_now()
         guard now < due else { return true }
-        if let timer {
-            // Moved on only once it fired (or is about to): while answers keep coming, the
-            // timer is not rearmed on every wake-up.
-            if now >= timerDue, due != timerDue {
-                pa_context_rttime_restart(context, timer, due)
-                timerDue = due
-            }
-        } else {
-            timer = pa_context_rttime_new(context, due, { _, _, _, mainloop in
-                pa_threaded_mainloop_signal(OpaquePointer(mainloop), 0)
-            }, UnsafeMutableRawPointer(connection.mainloop))
-            timerDue = due
-        }
+        timer.wakeLocked(at: due, through: context)
         return false
     }
 
@@ -86,8 +68,6 @@ final class PulseAudioOpenDeadline {
 
     /// Frees the timer, if one was made.
     func cancelLocked() {
-        guard let timer else { return }
-        pa_threaded_mainloop_get_api(connection.mainloop).pointee.time_free(timer)
-        self.timer = nil
+        timer.cancelLocked()
     }
 }

@@ -15,7 +15,8 @@ extension PulseAudioSink {
     /// timeout, which is how a drain of a paused (corked) stream waits: that goes on until the
     /// resume. Any other failure, and a timeout while the stream plays, counts: more than
     /// `lossesTolerated` of them (each timeout a 30 s wait) fail the play with
-    /// `soundServerUnavailable`.
+    /// `soundServerUnavailable`. A stream that the server stops playing during the drain is
+    /// lost once the stall timeout has passed, as during a write.
     ///
     /// PulseAudio acknowledges a drain once the stream's audio has moved into the sink's own
     /// buffer, which holds part of the latency; PipeWire once it is played.
@@ -50,7 +51,8 @@ extension PulseAudioSink {
         case drained
         /// ``interrupt()`` cut the wait short.
         case interrupted
-        /// The stream is gone, or went while draining: its audio is to be written again.
+        /// The stream is gone, went while draining, or stalled: its audio is to be written
+        /// again.
         case lost(PlayerError)
         /// The drain was answered with failure, the stream still up. `counted` unless it was
         /// libpulse's reply timeout on a corked stream, which is how a paused drain waits.
@@ -62,6 +64,7 @@ extension PulseAudioSink {
     func drainStream() -> DrainOutcome {
         pa_threaded_mainloop_lock(mainloop)
         defer { pa_threaded_mainloop_unlock(mainloop) }
+        defer { stallTimer.cancelLocked() }
         guard let stream else {
             return formatWhileAway == nil
                 ? .drained : .lost(.soundServerUnavailable(reason: "stream lost: \(contextErrorLocked)"))
@@ -87,6 +90,11 @@ extension PulseAudioSink {
             if pa_stream_get_state(stream) != PA_STREAM_READY {
                 pa_operation_cancel(operation)
                 break
+            }
+            observeServerLocked(stream)
+            if hasStalledLocked(stream) {
+                pa_operation_cancel(operation)
+                return .lost(stalledLocked(stream))
             }
             pa_threaded_mainloop_wait(mainloop)
         }

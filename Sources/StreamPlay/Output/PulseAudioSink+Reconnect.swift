@@ -92,7 +92,7 @@ extension PulseAudioSink {
     /// lost during a rewrite gives back at most the rewrite.
     private func dropLostStreamLocked(format lostFormat: AudioFormat, rewriting rest: ArraySlice<UInt8>) -> [UInt8] {
         formatWhileAway = lostFormat
-        let playedSeconds = corked ? 0 : (ContinuousClock.now - lastWrite).inSeconds
+        let playedSeconds = corked || streamStalled ? 0 : (ContinuousClock.now - lastWrite).inSeconds
         let unplayed = history.suffix(PlaybackHistory.unplayedBytes(
             latencyBytes: latencyBytesAtWrite, playedSeconds: playedSeconds,
             bytesPerSecond: lostFormat.sampleRate * lostFormat.bytesPerFrame,
@@ -141,6 +141,7 @@ extension PulseAudioSink {
         formatWhileAway = nil
         if runRequested, let stream, corked, pa_stream_get_state(stream) == PA_STREAM_READY {
             corked = false
+            stallWatch.noteProgress(at: pa_rtclock_now())
             unrefOperation(pa_stream_cork(stream, 0, nil, nil))
         }
         pa_threaded_mainloop_unlock(mainloop)

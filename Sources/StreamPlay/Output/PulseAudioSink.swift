@@ -30,7 +30,10 @@ import Synchronization
 /// is reported only once the server acknowledges its drain. A server that does not come
 /// back in time is `soundServerUnavailable`, as a server that was never there; so is one that
 /// goes away more often in a row than `lossesTolerated` allows, with none of the sink's audio
-/// played in between (a paused play plays none).
+/// played in between (a paused play plays none). A stream that the server stops playing, while
+/// it is to play, is lost in the same way once it has taken none of the sink's audio for the
+/// stall timeout (a write it had room for, or its read index moving, is progress; an uncork
+/// starts the count again): a new one is made and gets what the old one had not played.
 public final class PulseAudioSink: AudioSink, @unchecked Sendable {
     private let server: String?
     private let sinkName: String?
@@ -43,6 +46,9 @@ public final class PulseAudioSink: AudioSink, @unchecked Sendable {
     let reconnectTimeout: Double
     /// Seconds the server has to answer while a stream opens (see ``PulseAudioOpenDeadline``).
     let connectTimeout: Double
+    /// Seconds a stream to play may go without the server taking any of its audio before it
+    /// counts as lost (see ``PulseAudioStallWatch``).
+    let stallTimeout: Double
 
     /// The process's connection to the server, shared with the other sinks that play there.
     private let connection: PulseAudioConnection
@@ -62,6 +68,11 @@ public final class PulseAudioSink: AudioSink, @unchecked Sendable {
     /// Times the server was lost since the sink's audio last played (see
     /// `PulseAudioSink.lossesTolerated`).
     var lossesUnheard = 0
+    /// Whether the server still takes the stream's audio.
+    var stallWatch: PulseAudioStallWatch
+    /// The stream stalled: the server played none of what it held since `latencyBytesAtWrite`
+    /// was set, however long ago (see `stalledLocked(_:)`).
+    var streamStalled = false
     /// Whether the caller wants the stream running: its last ``start()`` (true), or
     /// ``pause()`` or ``flush()`` (false). Kept while there is no stream, so that the stream a
     /// reconnect makes follows a pause or resume made while the server was away.
@@ -88,6 +99,8 @@ public final class PulseAudioSink: AudioSink, @unchecked Sendable {
     let interrupted = Atomic<Bool>(false)
     /// The stream's callbacks, and its underflow count.
     private let events: PulseAudioStreamEvents
+    /// Wakes a write or a drain waiting on a stream that may have stalled; freed as each ends.
+    let stallTimer: PulseAudioWakeTimer
 
     /// Creates a sink. Nothing connects until ``prepare()`` or the first ``open(format:)``, which
     /// connect to the server, or use the connection the process already has to it.
@@ -106,9 +119,12 @@ public final class PulseAudioSink: AudioSink, @unchecked Sendable {
     ///     connects, looks up `sinkName` and makes the stream, before it fails (its answers to
     ///     the process's other sinks count): at least 0.1 s, and libpulse's own reply timeout
     ///     (30 s) ends a wait for one answer sooner.
+    ///   - stallTimeout: seconds a stream to play may go without the server taking any of its
+    ///     audio before it is made again, its unplayed audio written to the new one (at least
+    ///     0.1 s).
     public init(server: String? = nil, sinkName: String? = nil, applicationName: String = "StreamPlay",
                 targetLatency: Double = 0.2, prebuffer: Double = 0.05, reconnectTimeout: Double = 5,
-                connectTimeout: Double = 10) {
+                connectTimeout: Double = 10, stallTimeout: Double = 5) {
         self.server = server
         self.sinkName = sinkName
         self.applicationName = applicationName
@@ -116,9 +132,12 @@ public final class PulseAudioSink: AudioSink, @unchecked Sendable {
         self.prebuffer = min(prebuffer, targetLatency / 2)
         self.reconnectTimeout = max(reconnectTimeout, 0)
         self.connectTimeout = connectTimeout.isNaN ? 10 : min(max(connectTimeout, 0.1), 86_400)
+        stallWatch = PulseAudioStallWatch(seconds: stallTimeout, now: pa_rtclock_now())
+        self.stallTimeout = Double(stallWatch.allowed) / 1_000_000
         connection = PulseAudioConnection.shared(server: server, applicationName: applicationName)
         mainloop = connection.mainloop
         events = PulseAudioStreamEvents(connection: connection)
+        stallTimer = PulseAudioWakeTimer(mainloop: mainloop)
     }
 
     deinit {
@@ -207,6 +226,7 @@ public final class PulseAudioSink: AudioSink, @unchecked Sendable {
         }
         pa_threaded_mainloop_lock(mainloop)
         defer { pa_threaded_mainloop_unlock(mainloop) }
+        defer { stallTimer.cancelLocked() }
         while offset < pcm.count {
             if interrupted.load(ordering: .acquiring) { return }
             guard let stream, pa_stream_get_state(stream) == PA_STREAM_READY else {
@@ -216,7 +236,9 @@ public final class PulseAudioSink: AudioSink, @unchecked Sendable {
             if writable == Int(bitPattern: UInt(bitPattern: -1)) {
                 throw .soundServerUnavailable(reason: "stream lost: \(contextErrorLocked)")
             }
+            observeServerLocked(stream)
             if writable == 0 {
+                if hasStalledLocked(stream) { throw stalledLocked(stream) }
                 pa_threaded_mainloop_wait(mainloop)
                 continue
             }
@@ -226,27 +248,10 @@ public final class PulseAudioSink: AudioSink, @unchecked Sendable {
             }
             history.append(UnsafeRawBufferPointer(start: base + offset, count: count))
             noteLatencyLocked(stream, afterWriting: count)
-            if !corked { lossesUnheard = 0 }
+            stallWatch.noteProgress(at: pa_rtclock_now())
             offset += count
             if isCallersAudio, let format { framesTakenOfWriteUnderWay = offset / format.bytesPerFrame }
         }
-    }
-
-    /// Remembers the stream's latency now, for what a reconnect must write again. While the
-    /// server's timing is not known (a new stream, or just after a flush or cork), the `count`
-    /// bytes just written add to the latency last known, and the time played is counted from
-    /// when it was: they are all queued. A negative latency is a queue that ran dry: only
-    /// those bytes are queued.
-    private func noteLatencyLocked(_ stream: OpaquePointer, afterWriting count: Int) {
-        var latency: pa_usec_t = 0
-        var negative: Int32 = 0
-        guard let format, pa_stream_get_latency(stream, &latency, &negative) == 0 else {
-            latencyBytesAtWrite += count
-            return
-        }
-        latencyBytesAtWrite = negative != 0
-            ? count : Int(Double(latency) * Double(format.sampleRate) / 1_000_000) * format.bytesPerFrame
-        lastWrite = .now
     }
 
     /// Uncorks the stream.
@@ -432,6 +437,8 @@ public final class PulseAudioSink: AudioSink, @unchecked Sendable {
         history = PlaybackHistory(capacity: (2 * queued + format.sampleRate / 4) * format.bytesPerFrame)
         latencyBytesAtWrite = 0
         lastWrite = .now
+        stallWatch.restart(at: pa_rtclock_now())
+        streamStalled = false
     }
 
     func closeStreamLocked() {
@@ -463,23 +470,8 @@ public final class PulseAudioSink: AudioSink, @unchecked Sendable {
         guard let stream, corked != cork, pa_stream_get_state(stream) == PA_STREAM_READY else { return }
         settleLatencyLocked()
         corked = cork
+        if !cork { stallWatch.noteProgress(at: pa_rtclock_now()) }
         unrefOperation(pa_stream_cork(stream, cork ? 1 : 0, nil, nil))
-    }
-
-    /// Brings the latency known at the last write to now, before a cork or an uncork: a
-    /// corked stream plays nothing, so the time since the last write counts as played only
-    /// while it was uncorked. Without this, a server lost soon after a resume, before the next
-    /// write, would have the whole pause counted as played, and what it had not played would
-    /// be written again short.
-    private func settleLatencyLocked() {
-        if !corked, let format {
-            let played = (ContinuousClock.now - lastWrite).inSeconds
-            latencyBytesAtWrite = PlaybackHistory.unplayedBytes(
-                latencyBytes: latencyBytesAtWrite, playedSeconds: played,
-                bytesPerSecond: format.sampleRate * format.bytesPerFrame, bytesPerFrame: format.bytesPerFrame,
-                held: latencyBytesAtWrite)
-        }
-        lastWrite = .now
     }
 
     func unrefOperation(_ operation: OpaquePointer?) {

@@ -31,6 +31,13 @@ final class MonitorRecorder {
         self.channels = channels
     }
 
+    /// A recording a failed test left running is ended: its programs hold the test process's
+    /// output, and `swift test` would wait for them for ever.
+    deinit {
+        for running in [process, silence] where running.isRunning { kill(running.processIdentifier, SIGKILL) }
+        try? FileManager.default.removeItem(atPath: path)
+    }
+
     /// Starts the silence and the recording, and waits until the monitor delivers. A server
     /// just started (the restart tests) may still drop a client's connection: a `parec` or
     /// `pacat` that exits before the monitor delivered is started again, within 10 s in all.
@@ -62,12 +69,16 @@ final class MonitorRecorder {
         let serverArguments = server.map { ["-s", $0] } ?? []
         silence.arguments = ["pacat"] + serverArguments + ["--raw", "--format=s16le", "--rate=\(sampleRate)", "--channels=\(channels)",
                              "-d", sink, "/dev/zero"]
+        // Neither holds the test process's output, which `swift test` reads to its end.
+        silence.standardOutput = FileHandle.nullDevice
+        silence.standardError = FileHandle.nullDevice
         try silence.run()
         process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = ["parec"] + serverArguments + ["-d", "\(sink).monitor", "--raw", "--format=s16le",
                              "--rate=\(sampleRate)", "--channels=\(channels)", "--latency-msec=\(latencyMilliseconds)"]
         process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
+        process.standardError = FileHandle.nullDevice
         try process.run()
     }
 
@@ -117,11 +128,15 @@ enum Shell {
         let description: String
     }
 
+    /// - Parameter environment: variables set for the program, over the test's own.
     @discardableResult
-    static func run(_ program: String, _ arguments: [String]) throws -> String {
+    static func run(_ program: String, _ arguments: [String], environment: [String: String] = [:]) throws -> String {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = [program] + arguments
+        if !environment.isEmpty {
+            process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        }
         let output = Pipe()
         process.standardOutput = output
         try process.run()

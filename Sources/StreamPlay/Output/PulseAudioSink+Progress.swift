@@ -1,0 +1,97 @@
+import CPulse
+
+// What the server has taken of the stream (under the mainloop lock): the latency kept for a
+// reconnect's rewrite, and the watch on a stream the server stopped playing.
+
+extension PulseAudioSink {
+    /// Remembers the stream's latency now, for what a reconnect must write again. While the
+    /// server's timing is not known (a new stream, or just after a flush or cork), the `count`
+    /// bytes just written add to the latency last known, and the time played is counted from
+    /// when it was: they are all queued. A negative latency is a queue that ran dry: only
+    /// those bytes are queued.
+    func noteLatencyLocked(_ stream: OpaquePointer, afterWriting count: Int) {
+        var latency: pa_usec_t = 0
+        var negative: Int32 = 0
+        guard let format, pa_stream_get_latency(stream, &latency, &negative) == 0 else {
+            latencyBytesAtWrite += count
+            return
+        }
+        latencyBytesAtWrite = negative != 0
+            ? count : Int(Double(latency) * Double(format.sampleRate) / 1_000_000) * format.bytesPerFrame
+        lastWrite = .now
+    }
+
+    /// Brings the latency known at the last write to now, before a cork or an uncork: a
+    /// corked stream plays nothing, so the time since the last write counts as played only
+    /// while it was uncorked. Without this, a server lost soon after a resume, before the next
+    /// write, would have the whole pause counted as played, and what it had not played would
+    /// be written again short.
+    func settleLatencyLocked() {
+        if !corked, let format {
+            let played = (ContinuousClock.now - lastWrite).inSeconds
+            latencyBytesAtWrite = PlaybackHistory.unplayedBytes(
+                latencyBytes: latencyBytesAtWrite, playedSeconds: played,
+                bytesPerSecond: format.sampleRate * format.bytesPerFrame, bytesPerFrame: format.bytesPerFrame,
+                held: latencyBytesAtWrite)
+        }
+        lastWrite = .now
+    }
+
+    /// Looks at the stream's last timing update: the server's read index moving is progress
+    /// (see ``PulseAudioStallWatch``), and, while the stream plays, the sink's audio heard, so
+    /// the count of losses with none heard starts again.
+    func observeServerLocked(_ stream: OpaquePointer) {
+        guard let info = pa_stream_get_timing_info(stream), info.pointee.read_index_corrupt == 0 else { return }
+        if stallWatch.observe(readIndex: info.pointee.read_index, at: pa_rtclock_now()), !corked {
+            lossesUnheard = 0
+        }
+    }
+
+    /// Whether the stream, uncorked, has gone the stall timeout without progress. If not, makes
+    /// sure the waiting thread is woken when it would have: call it before each wait.
+    func hasStalledLocked(_ stream: OpaquePointer) -> Bool {
+        guard !corked else { return false }
+        if stallWatch.hasStalled(at: pa_rtclock_now()) { return true }
+        if let context = pa_stream_get_context(stream) {
+            stallTimer.wakeLocked(at: stallWatch.due, through: context)
+        }
+        return false
+    }
+
+    /// The error that has a stalled stream made again, once what it holds unplayed is known:
+    /// the bytes written that the server has not read, by a timing update asked for now (the
+    /// last automatic one can be older than the stall), none of them played since. Its latency
+    /// would count the time since the last write as played.
+    func stalledLocked(_ stream: OpaquePointer) -> PlayerError {
+        updateTimingLocked(stream)
+        if let info = pa_stream_get_timing_info(stream), let format,
+           info.pointee.read_index_corrupt == 0, info.pointee.write_index_corrupt == 0 {
+            let unread = max(Int(info.pointee.write_index - info.pointee.read_index), 0)
+            latencyBytesAtWrite = min(unread, history.count) / format.bytesPerFrame * format.bytesPerFrame
+            lastWrite = .now
+            streamStalled = true
+        }
+        return .soundServerUnavailable(
+            reason: "\(serverDescription) played none of the stream's audio for \(stallTimeout) s")
+    }
+
+    /// Asks the server for the stream's timing and waits for the answer, for as long again as
+    /// the stall timeout at most (a server that stopped answering leaves the last update).
+    private func updateTimingLocked(_ stream: OpaquePointer) {
+        guard let context = pa_stream_get_context(stream),
+              let operation = pa_stream_update_timing_info(stream, { _, _, mainloop in
+                  pa_threaded_mainloop_signal(OpaquePointer(mainloop), 0)
+              }, UnsafeMutableRawPointer(mainloop)) else { return }
+        defer { pa_operation_unref(operation) }
+        let due = pa_rtclock_now() + stallWatch.allowed
+        while pa_operation_get_state(operation) == PA_OPERATION_RUNNING {
+            if pa_rtclock_now() >= due || interrupted.load(ordering: .acquiring)
+                || pa_stream_get_state(stream) != PA_STREAM_READY {
+                pa_operation_cancel(operation)
+                return
+            }
+            stallTimer.wakeLocked(at: due, through: context)
+            pa_threaded_mainloop_wait(mainloop)
+        }
+    }
+}
