@@ -119,11 +119,12 @@ fi
 # each in a build folder of its own. Not the tests that run the `streamplay` executable (the
 # command, not the engine, is what they check; and its C front end carries no sanitizer runtime
 # for the command library it loads) nor the memory test (sanitizers hold freed memory back).
-# Nor the two suites that compare a whole play after a rebuffer or a sound-server restart with
+# Nor the suites that compare a whole play after a rebuffer or a sound-server restart with
 # the reference, sample for sample, from the sink's monitor: under a sanitizer the engine's
 # threads run several times slower, and those comparisons failed there intermittently (one
 # suite in each of two fresh-clone runs on 2026-11-24; most likely the sound server ran dry
-# before the decoder paused it, not yet proven); the plain pass above runs them. STREAMPLAY_SANITIZERS=0 skips them (a quick local run);
+# before the decoder paused it, not yet proven); the plain pass above runs them. Nor the two stalled
+# stream tests that compare the same way after a stall (the third, a play failing, runs). STREAMPLAY_SANITIZERS=0 skips them (a quick local run);
 # they are skipped too when extra arguments select tests.
 if [[ $status -eq 0 && ${STREAMPLAY_SANITIZERS:-1} == 1 && $# -eq 0 ]]; then
   for sanitizer in thread address; do
@@ -132,7 +133,7 @@ if [[ $status -eq 0 && ${STREAMPLAY_SANITIZERS:-1} == 1 && $# -eq 0 ]]; then
     LSAN_OPTIONS="suppressions=$root/.ci/lsan-suppressions.txt" \
       TSAN_OPTIONS="halt_on_error=1" \
       run_tests "$sanitizer" --no-parallel --sanitize="$sanitizer" --scratch-path ".build-$sanitizer" \
-      --skip 'CommandLineTests|commandLineTitle|commandLineRedaction|AppTokenProcessTests|LongStreamTests|SoundServerRestartTests|FFmpegRebufferTests'
+      --skip 'CommandLineTests|commandLineTitle|commandLineRedaction|AppTokenProcessTests|LongStreamTests|SoundServerRestartTests|suspendedSinkStream|unlinkedPipeWireStream|FFmpegRebufferTests'
     status=$?
     set -e
     [[ $status -eq 0 ]] || break

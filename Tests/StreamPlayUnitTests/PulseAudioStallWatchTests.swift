@@ -50,7 +50,7 @@ struct PulseAudioStallWatchTests {
         #expect(watch.due == 16_000_000)
     }
 
-    @Test("an index that goes back (a flush) is progress but not audio read")
+    @Test("a read index that goes back is progress but not audio read")
     func indexGoingBack() {
         var watch = PulseAudioStallWatch(seconds: 5, now: 0)
         _ = watch.observe(readIndex: 8_820, at: 1_000_000)

@@ -64,7 +64,6 @@ extension PulseAudioSink {
     func drainStream() -> DrainOutcome {
         pa_threaded_mainloop_lock(mainloop)
         defer { pa_threaded_mainloop_unlock(mainloop) }
-        defer { stallTimer.cancelLocked() }
         guard let stream else {
             return formatWhileAway == nil
                 ? .drained : .lost(.soundServerUnavailable(reason: "stream lost: \(contextErrorLocked)"))
@@ -92,9 +91,9 @@ extension PulseAudioSink {
                 break
             }
             observeServerLocked(stream)
-            if hasStalledLocked(stream) {
+            if hasStalledLocked(stream), let stall = stallLocked(stream) {
                 pa_operation_cancel(operation)
-                return .lost(stalledLocked(stream))
+                return .lost(stall)
             }
             pa_threaded_mainloop_wait(mainloop)
         }

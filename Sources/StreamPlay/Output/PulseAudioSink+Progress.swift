@@ -47,8 +47,9 @@ extension PulseAudioSink {
         }
     }
 
-    /// Whether the stream, uncorked, has gone the stall timeout without progress. If not, makes
-    /// sure the waiting thread is woken when it would have: call it before each wait.
+    /// Whether the stream, uncorked, has gone the stall timeout without progress by the last
+    /// timing update. If not, makes sure the waiting thread is woken when it would have: call
+    /// it before each wait. A stall so found is confirmed by ``stallLocked(_:)``.
     func hasStalledLocked(_ stream: OpaquePointer) -> Bool {
         guard !corked else { return false }
         if stallWatch.hasStalled(at: pa_rtclock_now()) { return true }
@@ -58,25 +59,33 @@ extension PulseAudioSink {
         return false
     }
 
-    /// The error that has a stalled stream made again, once what it holds unplayed is known:
-    /// the bytes written that the server has not read, by a timing update asked for now (the
-    /// last automatic one can be older than the stall), none of them played since. Its latency
-    /// would count the time since the last write as played.
-    func stalledLocked(_ stream: OpaquePointer) -> PlayerError {
+    /// Confirms a stall that ``hasStalledLocked(_:)`` found by a timing update asked for now
+    /// (the last automatic one can be 1.5 s old), and returns the error that has the stream
+    /// made again, once what it holds unplayed is known: the bytes written that the server has
+    /// not read, none of them played since. (Its latency would count the time since the last
+    /// write as played.) Returns `nil` when the update shows the server read on after all, or
+    /// when the play was paused or interrupted meanwhile: no stall then.
+    func stallLocked(_ stream: OpaquePointer) -> PlayerError? {
         updateTimingLocked(stream)
+        observeServerLocked(stream)
+        guard !corked, !interrupted.load(ordering: .acquiring), pa_stream_get_state(stream) == PA_STREAM_READY,
+              stallWatch.hasStalled(at: pa_rtclock_now()) else { return nil }
         if let info = pa_stream_get_timing_info(stream), let format,
            info.pointee.read_index_corrupt == 0, info.pointee.write_index_corrupt == 0 {
             let unread = max(Int(info.pointee.write_index - info.pointee.read_index), 0)
             latencyBytesAtWrite = min(unread, history.count) / format.bytesPerFrame * format.bytesPerFrame
             lastWrite = .now
-            streamStalled = true
         }
+        // Without timing, the latency at the last write stands, none of it counted as played:
+        // some may be played twice rather than lost.
+        streamStalled = true
         return .soundServerUnavailable(
             reason: "\(serverDescription) played none of the stream's audio for \(stallTimeout) s")
     }
 
     /// Asks the server for the stream's timing and waits for the answer, for as long again as
-    /// the stall timeout at most (a server that stopped answering leaves the last update).
+    /// the stall timeout at most (a server that stopped answering leaves the last update), or
+    /// until the stream is lost or the sink interrupted.
     private func updateTimingLocked(_ stream: OpaquePointer) {
         guard let context = pa_stream_get_context(stream),
               let operation = pa_stream_update_timing_info(stream, { _, _, mainloop in

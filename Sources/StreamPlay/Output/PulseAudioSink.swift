@@ -33,7 +33,9 @@ import Synchronization
 /// played in between (a paused play plays none). A stream that the server stops playing, while
 /// it is to play, is lost in the same way once it has taken none of the sink's audio for the
 /// stall timeout (a write it had room for, or its read index moving, is progress; an uncork
-/// starts the count again): a new one is made and gets what the old one had not played.
+/// starts the stall's clock again): a new one is made and gets what the old one had not read.
+/// A sink held still for longer than that by its server (suspended, say) fails the play once
+/// `lossesTolerated` new streams stalled too.
 public final class PulseAudioSink: AudioSink, @unchecked Sendable {
     private let server: String?
     private let sinkName: String?
@@ -71,7 +73,7 @@ public final class PulseAudioSink: AudioSink, @unchecked Sendable {
     /// Whether the server still takes the stream's audio.
     var stallWatch: PulseAudioStallWatch
     /// The stream stalled: the server played none of what it held since `latencyBytesAtWrite`
-    /// was set, however long ago (see `stalledLocked(_:)`).
+    /// was set, however long ago (see `stallLocked(_:)`).
     var streamStalled = false
     /// Whether the caller wants the stream running: its last ``start()`` (true), or
     /// ``pause()`` or ``flush()`` (false). Kept while there is no stream, so that the stream a
@@ -99,7 +101,9 @@ public final class PulseAudioSink: AudioSink, @unchecked Sendable {
     let interrupted = Atomic<Bool>(false)
     /// The stream's callbacks, and its underflow count.
     private let events: PulseAudioStreamEvents
-    /// Wakes a write or a drain waiting on a stream that may have stalled; freed as each ends.
+    /// Wakes a write or a drain waiting on a stream that may have stalled. Kept from wait to
+    /// wait (a timer made and freed per write would wake libpulse's thread each time), and
+    /// freed with the stream.
     let stallTimer: PulseAudioWakeTimer
 
     /// Creates a sink. Nothing connects until ``prepare()`` or the first ``open(format:)``, which
@@ -226,7 +230,6 @@ public final class PulseAudioSink: AudioSink, @unchecked Sendable {
         }
         pa_threaded_mainloop_lock(mainloop)
         defer { pa_threaded_mainloop_unlock(mainloop) }
-        defer { stallTimer.cancelLocked() }
         while offset < pcm.count {
             if interrupted.load(ordering: .acquiring) { return }
             guard let stream, pa_stream_get_state(stream) == PA_STREAM_READY else {
@@ -238,7 +241,7 @@ public final class PulseAudioSink: AudioSink, @unchecked Sendable {
             }
             observeServerLocked(stream)
             if writable == 0 {
-                if hasStalledLocked(stream) { throw stalledLocked(stream) }
+                if hasStalledLocked(stream), let stall = stallLocked(stream) { throw stall }
                 pa_threaded_mainloop_wait(mainloop)
                 continue
             }
@@ -442,6 +445,8 @@ public final class PulseAudioSink: AudioSink, @unchecked Sendable {
     }
 
     func closeStreamLocked() {
+        stallTimer.cancelLocked()
+        streamStalled = false
         guard let stream else { return }
         PulseAudioStreamEvents.detach(from: stream)
         switch pa_stream_get_state(stream) {

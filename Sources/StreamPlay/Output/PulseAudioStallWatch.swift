@@ -14,7 +14,7 @@ struct PulseAudioStallWatch: Sendable {
     /// When the stream last made progress (or the clock was started again).
     private(set) var lastProgress: UInt64
     /// The server's read index in the last timing update seen for the stream; `nil` for a new
-    /// stream, whose first update is not progress by itself.
+    /// stream, whose first update is progress only if the server read some of it already.
     private var lastReadIndex: Int64?
 
     /// A watch allowing `seconds` (at least 0.1 s) without progress, its clock started at `now`.

@@ -6,7 +6,8 @@ import CPulse
 ///
 /// Times are in microseconds of libpulse's monotonic `pa_rtclock_now()`, the timer's clock.
 /// Used with the mainloop lock held, by one waiting thread at a time; ``cancelLocked()`` frees
-/// the timer and must be called before the lock is let go for good.
+/// the timer, and must be called before this object goes. A timer left set between waits
+/// only wakes the mainloop's waiters once more, who look at their state again.
 final class PulseAudioWakeTimer {
     private let mainloop: OpaquePointer
     /// The timer, once one was needed, and when it is due.
@@ -19,12 +20,13 @@ final class PulseAudioWakeTimer {
     }
 
     deinit {
-        assert(timer == nil, "a wake timer outlived its wait")
+        assert(timer == nil, "a wake timer outlived its user")
     }
 
     /// Makes sure the mainloop's waiters are woken at `due`, through `context` (whose mainloop
-    /// the timer uses). A timer already set is moved only once it fired, or is about to: a
-    /// waiter woken early for another reason does not rearm it on every wake-up.
+    /// the timer uses). A timer already set is moved later only once it fired, or is about to:
+    /// a waiter woken early for another reason does not rearm it on every wake-up. It is moved
+    /// earlier at once.
     func wakeLocked(at due: pa_usec_t, through context: OpaquePointer) {
         guard let timer else {
             timer = pa_context_rttime_new(context, due, { _, _, _, mainloop in
@@ -33,7 +35,7 @@ final class PulseAudioWakeTimer {
             timerDue = due
             return
         }
-        if pa_rtclock_now() >= timerDue, due != timerDue {
+        if due < timerDue || (pa_rtclock_now() >= timerDue && due != timerDue) {
             pa_context_rttime_restart(context, timer, due)
             timerDue = due
         }
