@@ -91,9 +91,19 @@ extension PulseAudioSink {
                 break
             }
             observeServerLocked(stream)
-            if hasStalledLocked(stream), let stall = stallLocked(stream) {
-                pa_operation_cancel(operation)
-                return .lost(stall)
+            if hasStalledLocked(stream) {
+                let stall = stallLocked(stream)
+                if pa_operation_get_state(operation) != PA_OPERATION_RUNNING {
+                    // Answered while the stall was being confirmed: the answer stands.
+                    streamStalled = false
+                    break
+                }
+                if let stall {
+                    pa_operation_cancel(operation)
+                    return .lost(stall)
+                }
+                // The confirmation's own wait took the signal that woke it: the checks again.
+                continue
             }
             pa_threaded_mainloop_wait(mainloop)
         }

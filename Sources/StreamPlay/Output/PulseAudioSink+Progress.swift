@@ -74,10 +74,11 @@ extension PulseAudioSink {
            info.pointee.read_index_corrupt == 0, info.pointee.write_index_corrupt == 0 {
             let unread = max(Int(info.pointee.write_index - info.pointee.read_index), 0)
             latencyBytesAtWrite = min(unread, history.count) / format.bytesPerFrame * format.bytesPerFrame
-            lastWrite = .now
         }
-        // Without timing, the latency at the last write stands, none of it counted as played:
-        // some may be played twice rather than lost.
+        // Without timing, the latency at the last write stands. None of it counts as played,
+        // not even if a pause or resume settles the latency before the reconnect: some may be
+        // played twice rather than lost.
+        lastWrite = .now
         streamStalled = true
         return .soundServerUnavailable(
             reason: "\(serverDescription) played none of the stream's audio for \(stallTimeout) s")

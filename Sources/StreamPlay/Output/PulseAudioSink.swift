@@ -241,7 +241,12 @@ public final class PulseAudioSink: AudioSink, @unchecked Sendable {
             }
             observeServerLocked(stream)
             if writable == 0 {
-                if hasStalledLocked(stream), let stall = stallLocked(stream) { throw stall }
+                if hasStalledLocked(stream) {
+                    if let stall = stallLocked(stream) { throw stall }
+                    // The confirmation's own wait took the signal that woke it: the checks
+                    // above again, not a wait.
+                    continue
+                }
                 pa_threaded_mainloop_wait(mainloop)
                 continue
             }
