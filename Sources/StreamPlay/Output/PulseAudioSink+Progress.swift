@@ -41,8 +41,10 @@ extension PulseAudioSink {
     /// (see ``PulseAudioStallWatch``), and, while the stream plays, the sink's audio heard, so
     /// the count of losses with none heard starts again.
     func observeServerLocked(_ stream: OpaquePointer) {
-        guard let info = pa_stream_get_timing_info(stream), info.pointee.read_index_corrupt == 0 else { return }
-        if stallWatch.observe(readIndex: info.pointee.read_index, at: pa_rtclock_now()), !corked {
+        guard let info = pa_stream_get_timing_info(stream), info.pointee.read_index_corrupt == 0,
+              info.pointee.write_index_corrupt == 0 else { return }
+        if stallWatch.observe(readIndex: info.pointee.read_index, writeIndex: info.pointee.write_index,
+                              at: pa_rtclock_now()), !corked {
             lossesUnheard = 0
         }
     }
@@ -72,7 +74,11 @@ extension PulseAudioSink {
               stallWatch.hasStalled(at: pa_rtclock_now()) else { return nil }
         if let info = pa_stream_get_timing_info(stream), let format,
            info.pointee.read_index_corrupt == 0, info.pointee.write_index_corrupt == 0 {
-            let unread = max(Int(info.pointee.write_index - info.pointee.read_index), 0)
+            // A read index past the write index, with no more audio asked for, tells nothing of
+            // what was heard (see `PulseAudioStallWatch.observe`): all that is kept is written
+            // again, some of it perhaps twice, rather than lost.
+            let unread = info.pointee.read_index <= info.pointee.write_index
+                ? Int(info.pointee.write_index - info.pointee.read_index) : history.count
             latencyBytesAtWrite = min(unread, history.count) / format.bytesPerFrame * format.bytesPerFrame
         }
         // Without timing, the latency at the last write stands. None of it counts as played,

@@ -34,9 +34,14 @@ struct PulseAudioStallWatch: Sendable {
         lastProgress = now
     }
 
-    /// Looks at the read index of the stream's last timing update: its move is progress.
+    /// Looks at the read and write indices of the stream's last timing update: the read
+    /// index's move is progress, up to the write index. Past it, a read index counts time, not
+    /// audio taken: PipeWire's pulse server moves it on for a stream it never linked to its
+    /// sink and asks no more audio of (a CI run's stuck player: the latency negative, its
+    /// position the prebuffer written).
     /// - Returns: whether the server read some of the stream's audio since the last look.
-    mutating func observe(readIndex: Int64, at now: UInt64) -> Bool {
+    mutating func observe(readIndex rawReadIndex: Int64, writeIndex: Int64, at now: UInt64) -> Bool {
+        let readIndex = min(rawReadIndex, writeIndex)
         defer { lastReadIndex = readIndex }
         guard let last = lastReadIndex else {
             // The first update of a stream: a read index past zero is audio already read.
