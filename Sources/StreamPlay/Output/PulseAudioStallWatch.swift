@@ -36,9 +36,10 @@ struct PulseAudioStallWatch: Sendable {
 
     /// Looks at the read and write indices of the stream's last timing update: the read
     /// index's move is progress, up to the write index. Past it, a read index counts time, not
-    /// audio taken: PipeWire's pulse server moves it on for a stream it never linked to its
-    /// sink and asks no more audio of (a CI run's stuck player: the latency negative, its
-    /// position the prebuffer written).
+    /// audio taken. A stream that PipeWire's pulse server held unplayed in two CI runs, asking
+    /// no more audio of it, had its latency read negative (its position was the prebuffer
+    /// written): most likely a read index moved on past what it was given, which the stall
+    /// watch took for progress until it counted only up to the write index.
     /// - Returns: whether the server read some of the stream's audio since the last look.
     mutating func observe(readIndex rawReadIndex: Int64, writeIndex: Int64, at now: UInt64) -> Bool {
         let readIndex = min(rawReadIndex, writeIndex)
