@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 @testable import StreamPlay
 
@@ -107,7 +108,7 @@ struct SharedSoundServerConnectionTests {
     /// whether corked), so that a stream the server holds still can be told from one
     /// the engine never started.
     static func waitUntilAllPlay(_ players: [Player], within seconds: Double, name: String,
-                                 server: SoundServer) async throws {
+                                 server: SoundServer, sinks: MadeSinks? = nil) async throws {
         let deadline = ContinuousClock.now + .seconds(seconds)
         var waiting = Array(players.indices)
         while true {
@@ -119,8 +120,11 @@ struct SharedSoundServerConnectionTests {
             if ContinuousClock.now > deadline { break }
             try await Task.sleep(for: .milliseconds(20))
         }
-        let behind = waiting.prefix(5).map { index in
-            "player \(index) (\(players[index].state), position \(players[index].position ?? 0) s)"
+        let behind = waiting.prefix(5).map { index -> String in
+            let position = players[index].position ?? 0
+            var line = "player \(index) (\(players[index].state), position \(position) s"
+            if let sink = sinks?.sink(of: index) { line += "; its sink: \(sink.stateDescription)" }
+            return line + ")"
         }
         let streams = (try? streamSummary(ofClientsNamed: name, on: server)) ?? "not listed"
         let list = behind.joined(separator: ", ")
@@ -150,6 +154,21 @@ struct SharedSoundServerConnectionTests {
             .joined(separator: ", ")
     }
 
+    /// The sinks that players' outputs made, by player: a failure names the state of a
+    /// player's own sink.
+    final class MadeSinks: Sendable {
+        private let sinks = Mutex<[Int: PulseAudioSink]>([:])
+
+        func made(_ sink: PulseAudioSink, by player: Int) -> PulseAudioSink {
+            sinks.withLock { $0[player] = sink }
+            return sink
+        }
+
+        func sink(of player: Int) -> PulseAudioSink? {
+            sinks.withLock { $0[player] }
+        }
+    }
+
     static func uniqueName() -> String {
         "StreamPlaySharedTest-\(UUID().uuidString.prefix(8))"
     }
@@ -168,15 +187,19 @@ struct SharedSoundServerConnectionTests {
         // The track lasts 30 s: with the 25 s deadline below, the first to start still play
         // when the server's lists are read.
         let url = "\(try TestEnvironment.http())/cbr-44k-stereo.mp3"
-        let players = try (0..<count).map { index in
-            Player(configuration: PlayerConfiguration(
-                output: try Self.output(server, sink: sinks[index % sinks.count].name, applicationName: name)))
+        let address = try server.address()
+        let made = MadeSinks()
+        let players = (0..<count).map { index in
+            let sinkName = sinks[index % sinks.count].name
+            return Player(configuration: PlayerConfiguration(output: .custom {
+                made.made(PulseAudioSink(server: address, sinkName: sinkName, applicationName: name), by: index)
+            }))
         }
         defer { for player in players { player.stop() } }
         for player in players { player.play(url) }
         // Every one plays (a player that failed, as a client the server refused, fails here).
         // One deadline for all: the server links 70 new streams at its own pace.
-        try await Self.waitUntilAllPlay(players, within: 25, name: name, server: server)
+        try await Self.waitUntilAllPlay(players, within: 25, name: name, server: server, sinks: made)
         let clients = try Self.clients(named: name, on: server)
         #expect(clients.count == 1, "\(server): clients named \(name): \(clients)")
         if let client = clients.first {

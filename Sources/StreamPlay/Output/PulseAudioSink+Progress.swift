@@ -111,3 +111,32 @@ extension PulseAudioSink {
         }
     }
 }
+
+extension PulseAudioSink {
+    /// The sink's state as the server and the sink see it, for a test's failure message: the
+    /// stream's state, whether it is corked and whether the caller asked it to run, the bytes
+    /// the server asks for, the read and write indices of the last timing update, and how
+    /// long the stall watch has seen no progress.
+    var stateDescription: String {
+        pa_threaded_mainloop_lock(mainloop)
+        defer { pa_threaded_mainloop_unlock(mainloop) }
+        guard let stream else { return "no stream (away: \(formatWhileAway != nil))" }
+        let state = switch pa_stream_get_state(stream) {
+        case PA_STREAM_UNCONNECTED: "unconnected"
+        case PA_STREAM_CREATING: "creating"
+        case PA_STREAM_READY: "ready"
+        case PA_STREAM_FAILED: "failed"
+        case PA_STREAM_TERMINATED: "terminated"
+        default: "unknown"
+        }
+        var parts = ["stream \(state)", "corked \(corked)", "run \(runRequested)",
+                     "writable \(pa_stream_writable_size(stream))", "losses \(lossesUnheard)"]
+        if let info = pa_stream_get_timing_info(stream) {
+            parts.append("read \(info.pointee.read_index) write \(info.pointee.write_index) "
+                + "playing \(info.pointee.playing)")
+        }
+        let quiet = Double(pa_rtclock_now() &- (stallWatch.due &- stallWatch.allowed)) / 1_000_000
+        parts.append("no progress for \((quiet * 10).rounded() / 10) s")
+        return parts.joined(separator: ", ")
+    }
+}
