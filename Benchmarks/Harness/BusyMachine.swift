@@ -2,8 +2,9 @@ import Foundation
 
 /// 3b. A link at 1.5× the bitrate while every core is kept busy (issue 16, "no stall under
 /// load"): the fault server paces the track in small chunks, which leaves a player that starts
-/// on little audio the least slack, and one busy loop per core competes with the players, the
-/// sound server and the harness for the CPU at the same priority.
+/// on little audio the least slack, and one busy loop per core competes with the players and
+/// the harness for the CPU at the same priority. The sound server runs at a desktop's priority
+/// (`scripts/test-servers.sh --bench`), so that the load falls on the players measured.
 enum BusyMachine: Scenario {
     static let key = "busy"
     /// The link's speed, as a multiple of the bitrate.
@@ -22,7 +23,7 @@ enum BusyMachine: Scenario {
         let limit = MarkdownReport.format(silenceLimit, "ms")
         let result = ScenarioResult(
             key: key, title: "3b. Link at \(factor)× the bitrate with every core busy",
-            method: "\(file) (\(track.seconds) s) paced at \(rate) B/s by the fault server in chunks of up to 4 KiB, played to the end by all players at once, each on its own sink, while \(cores) busy loops (one per core, `sh -c '\(busyLoop)'`, at the players' priority) run from before the first player starts until the last one ends. \"Longest silence\" is the longest silent stretch between the first and the last sound; \"Over \(limit)\" counts the silences longer than that (issue 16's bound on such a link; its targets, like every target, are judged on the median round, and this column shows any round over it); \"heard\" is the audio heard in total.",
+            method: "\(file) (\(track.seconds) s) paced at \(rate) B/s by the fault server in chunks of up to 4 KiB, played to the end by all players at once, each on its own sink, while \(cores) busy loops (one per core, `sh -c '\(busyLoop)'`, at the players' priority; the sound server at nice -11, as a desktop runs it) run from before the first player starts until the last one ends. \"Longest silence\" is the longest silent stretch between the first and the last sound; \"Over \(limit)\" counts the silences longer than that (issue 16's bound on such a link; its targets, like every target, are judged on the median round, and this column shows any round over it); \"heard\" is the audio heard in total.",
             metrics: [
                 Metric(key: "ttfa", title: "First audio", unit: "ms", lowerIsBetter: true),
                 Metric(key: "longest", title: "Longest silence", unit: "ms", lowerIsBetter: true),
