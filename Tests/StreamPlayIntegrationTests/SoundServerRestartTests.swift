@@ -72,11 +72,8 @@ struct SoundServerRestartTests {
         try await recorder.start()
         try await player.wait(for: "playing again", within: 10) { ($0.position ?? 0) >= killedAt + 1 }
         let heardFrom = try #require(player.position)
-        #expect(try await player.finish(within: 40) == .ended)
-        try await Task.sleep(for: .milliseconds(300))
-        let recording = try await recorder.stop()
+        let recording = try await player.endRecording(recorder, events: events, within: 40)
 
-        #expect(!events.states.contains { if case .failed = $0 { true } else { false } }, "states: \(events.states)")
         // What the new server played is the track, from about where the position said, to its
         // very end with nothing missing.
         let first = try #require(recording.firstIndex { $0 != 0 }.map { $0 / 2 }, "nothing was heard after the restart")
@@ -340,10 +337,7 @@ struct SoundServerRestartTests {
         let recorder = MonitorRecorder(sink: sinkName, server: address)
         try await recorder.start()
         player.resume()
-        #expect(try await player.finish(within: 20) == .ended)
-        try await Task.sleep(for: .milliseconds(300))
-        let recording = try await recorder.stop()
-        #expect(!events.states.contains { if case .failed = $0 { true } else { false } }, "states: \(events.states)")
+        let recording = try await player.endRecording(recorder, events: events, within: 20)
 
         // What the new server played is the track from where the kill stopped it, to its very
         // end: nothing lost, nothing played twice.

@@ -71,10 +71,7 @@ struct StalledStreamTests {
         let recorder = MonitorRecorder(sink: sink.name, server: try server.address())
         try await recorder.start()
         player.resume()
-        #expect(try await player.finish(within: 15) == .ended)
-        try await Task.sleep(for: .milliseconds(300))
-        let recording = try await recorder.stop()
-        #expect(!events.states.contains { if case .failed = $0 { true } else { false } }, "states: \(events.states)")
+        let recording = try await player.endRecording(recorder, events: events, within: 15)
         let heardFrom = try SoundServerRestartTests.expectRestOfTrack(in: recording, reference: reference)
         #expect(abs(heardFrom - stoppedAt) < 0.3, "heard from \(heardFrom) s after the stall, stopped at \(stoppedAt) s")
     }
@@ -101,10 +98,7 @@ struct StalledStreamTests {
         // Made again by the sink, not linked again by the session manager.
         let now = try await Self.streamMadeAgain(named: name, replacing: streams, on: server)
         #expect(now.count == 1 && now != streams, "streams \(streams) before the unlink, \(now) after")
-        #expect(try await player.finish(within: 15) == .ended)
-        try await Task.sleep(for: .milliseconds(300))
-        let recording = try await recorder.stop()
-        #expect(!events.states.contains { if case .failed = $0 { true } else { false } }, "states: \(events.states)")
+        let recording = try await player.endRecording(recorder, events: events, within: 15)
         #expect(streams.count == 1, "\(streams)")
         // Heard from the start to the end: the silence of the stall, which the comparison sets
         // aside, comes where the audio stopped, and the new stream plays on from there.

@@ -23,6 +23,20 @@ extension Player {
         }
     }
 
+    /// Waits for the play to end within `seconds`, expecting it ended and never failed (by
+    /// `events`), then stops `recorder` once the last audio has had a moment to reach the sink's
+    /// monitor.
+    /// - Returns: the recording.
+    func endRecording(_ recorder: MonitorRecorder, events: EventLog, within seconds: Double,
+                      sourceLocation: SourceLocation = #_sourceLocation) async throws -> [Int16] {
+        #expect(try await finish(within: seconds) == .ended, sourceLocation: sourceLocation)
+        try await Task.sleep(for: .milliseconds(300))
+        let recording = try await recorder.stop()
+        #expect(!events.states.contains { if case .failed = $0 { true } else { false } }, "states: \(events.states)",
+                sourceLocation: sourceLocation)
+        return recording
+    }
+
     /// Polls until `condition` holds, failing after `seconds`.
     func wait(for what: String, within seconds: Double, until condition: @escaping @Sendable (Player) -> Bool) async throws {
         let deadline = ContinuousClock.now + .seconds(seconds)
