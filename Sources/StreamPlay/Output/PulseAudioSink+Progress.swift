@@ -114,14 +114,17 @@ extension PulseAudioSink {
 
 extension PulseAudioSink {
     /// The sink's state as the server and the sink see it, for a test's failure message: the
-    /// stream's state, whether it is corked and whether the caller asked it to run, the bytes
-    /// the server asks for, the read and write indices of the last timing update, and how
-    /// long the stall watch has seen no progress.
+    /// stream's state, whether it is corked and whether the caller asked it to run and, once
+    /// the stream is ready, the bytes the server asks for, the read and write indices of the
+    /// last timing update, and how long since the stall watch last saw progress (or a restart:
+    /// an uncork, a new stream). Nothing is asked of a stream not ready, whose calls would set
+    /// the connection's error, which the process's other sinks report.
     var stateDescription: String {
         pa_threaded_mainloop_lock(mainloop)
         defer { pa_threaded_mainloop_unlock(mainloop) }
         guard let stream else { return "no stream (away: \(formatWhileAway != nil))" }
-        let state = switch pa_stream_get_state(stream) {
+        let streamState = pa_stream_get_state(stream)
+        let state = switch streamState {
         case PA_STREAM_UNCONNECTED: "unconnected"
         case PA_STREAM_CREATING: "creating"
         case PA_STREAM_READY: "ready"
@@ -129,14 +132,15 @@ extension PulseAudioSink {
         case PA_STREAM_TERMINATED: "terminated"
         default: "unknown"
         }
-        var parts = ["stream \(state)", "corked \(corked)", "run \(runRequested)",
-                     "writable \(pa_stream_writable_size(stream))", "losses \(lossesUnheard)"]
+        var parts = ["stream \(state)", "corked \(corked)", "run \(runRequested)", "losses \(lossesUnheard)"]
+        guard streamState == PA_STREAM_READY else { return parts.joined(separator: ", ") }
+        parts.append("writable \(pa_stream_writable_size(stream))")
         if let info = pa_stream_get_timing_info(stream) {
             parts.append("read \(info.pointee.read_index) write \(info.pointee.write_index) "
                 + "playing \(info.pointee.playing)")
         }
-        let quiet = Double(pa_rtclock_now() &- (stallWatch.due &- stallWatch.allowed)) / 1_000_000
-        parts.append("no progress for \((quiet * 10).rounded() / 10) s")
+        let quiet = Double(pa_rtclock_now() &- stallWatch.lastProgress) / 1_000_000
+        parts.append("no progress or restart for \((quiet * 10).rounded() / 10) s")
         return parts.joined(separator: ", ")
     }
 }
