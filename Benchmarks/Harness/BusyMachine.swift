@@ -1,10 +1,13 @@
 import Foundation
+import StreamPlay
 
 /// 3b. A link at 1.5× the bitrate while every core is kept busy (issue 16, "no stall under
 /// load"): the fault server paces the track in small chunks, which leaves a player that starts
 /// on little audio the least slack, and one busy loop per core competes with the players and
 /// the harness for the CPU at the same priority. The sound server runs at a desktop's priority
-/// (`scripts/test-servers.sh --bench`), so that the load falls on the players measured.
+/// (`scripts/test-servers.sh --bench`), so that the load falls on the players measured. The
+/// pacat floor plays beside them from disk with the library's stream buffer: what the machine
+/// does to a player with no link and no decoder.
 enum BusyMachine: Scenario {
     static let key = "busy"
     /// The link's speed, as a multiple of the bitrate.
@@ -19,17 +22,24 @@ enum BusyMachine: Scenario {
         let track = try context.manifest.file(file)
         let rate = Int(Double(context.manifest.bitrate) / 8 * factor)
         let cores = ProcessInfo.processInfo.activeProcessorCount
-        let subjects = context.subjects.filter { $0 != .pacatFloor }
+        let subjects = context.subjects
+        // The floor: the track's reference decode from disk, with the stream buffer the library
+        // asks for by default. It has no link and no decoder, so a silence it shows too comes
+        // from the machine, the sound server or the recording, not from a player's input.
+        let bufferMilliseconds = Int(PlayerConfiguration().targetLatency * 1000)
+        let floor = ["pacat", "--raw", "--format=s16le", "--rate=\(context.manifest.rate)", "--channels=2",
+                     "--latency-msec=\(bufferMilliseconds)", context.mediaDirectory + "/\(file).raw"]
         let limit = MarkdownReport.format(silenceLimit, "ms")
         let result = ScenarioResult(
             key: key, title: "3b. Link at \(factor)× the bitrate with every core busy",
-            method: "\(file) (\(track.seconds) s) paced at \(rate) B/s by the fault server in chunks of up to 4 KiB, played to the end by all players at once, each on its own sink, while \(cores) busy loops (one per core, `sh -c '\(busyLoop)'`, at the players' priority; the sound server at nice -11, as a desktop runs it) run from before the first player starts until the last one ends. \"Longest silence\" is the longest silent stretch between the first and the last sound; \"Over \(limit)\" counts the silences longer than that (issue 16's bound on such a link; its targets, like every target, are judged on the median round, and this column shows any round over it); \"heard\" is the audio heard in total.",
+            method: "\(file) (\(track.seconds) s) paced at \(rate) B/s by the fault server in chunks of up to 4 KiB, played to the end by all players at once, each on its own sink, while \(cores) busy loops (one per core, `sh -c '\(busyLoop)'`, at the players' priority; the sound server at nice -11, as a desktop runs it) run from before the first player starts until the last one ends. \"Longest silence\" is the longest silent stretch between the first and the last sound; \"Over \(limit)\" counts the silences longer than that (issue 16's bound on such a link; its targets, like every target, are judged on the median round, and this column shows any round over it); \"heard\" is the audio heard in total. The pacat floor plays the track's reference decode (`\(file).raw`) from disk with a \(bufferMilliseconds) ms stream buffer (`--latency-msec`, the library's default `targetLatency`): no link and no decoder, so a silence it shows too is the machine's, the sound server's or the recording's. \"Underflows\" is what the library's PulseAudio stream reported (`PlaybackStatistics.underflowCount`): the server ran out of its audio; a rebuffer is the input running dry.",
             metrics: [
                 Metric(key: "ttfa", title: "First audio", unit: "ms", lowerIsBetter: true),
                 Metric(key: "longest", title: "Longest silence", unit: "ms", lowerIsBetter: true),
                 Metric(key: "over", title: "Over \(limit)", unit: "count", lowerIsBetter: nil),
                 Metric(key: "heard", title: "Audio heard", unit: "s", lowerIsBetter: nil),
                 Metric(key: "reported", title: "Rebuffers the Player counted", unit: "count", lowerIsBetter: nil),
+                Metric(key: "underflows", title: "Underflows the sink counted", unit: "count", lowerIsBetter: nil),
             ],
             targets: [
                 Target("Longest silence, every core busy", metric: "longest", subject: .library,
@@ -47,7 +57,7 @@ enum BusyMachine: Scenario {
             defer { load.forEach { $0.terminate(grace: 0.5) } }
             // Let the loops take their share before the players start.
             MonotonicClock.sleep(0.3)
-            let run = try SideBySide(subjects, context: context) { subject in
+            let run = try SideBySide(subjects, context: context, floor: floor) { subject in
                 context.faultsURL("throttle/\(rate)/\(file)", tag: "\(tag)-\(Subject.allCases.firstIndex(of: subject) ?? 0)")
             }
             run.waitForAll(timeout: track.seconds / factor + 40)
@@ -55,6 +65,9 @@ enum BusyMachine: Scenario {
             for player in run.runs {
                 if let statistics = player.statistics {
                     result.record(player.subject, "reported", round: round, Double(statistics.rebufferCount))
+                }
+                if let underflows = player.underflows {
+                    result.record(player.subject, "underflows", round: round, Double(underflows))
                 }
                 let trace = player.trace()
                 result.record(player.subject, "ttfa", round: round, trace.map { $0.firstSound * 1000 })

@@ -14,6 +14,12 @@ final class SideBySide {
         private(set) var end: Double?
         /// For the library: what the Player itself counted, to set beside the recording.
         private(set) var statistics: PlaybackStatistics?
+        /// For the library: the sink's underflows before the ask (the count runs for as long
+        /// as the Player's output is open, across plays).
+        private let underflowsAtAsk: Int
+
+        /// For the library: the underflows the sink counted during this play.
+        var underflows: Int? { statistics.map { max($0.underflowCount - underflowsAtAsk, 0) } }
 
         init(subject: Subject, sink: BenchSink, ask: Double, askFrame: Int, child: ChildProcess?) {
             self.subject = subject
@@ -21,6 +27,7 @@ final class SideBySide {
             self.ask = ask
             self.askFrame = askFrame
             self.child = child
+            underflowsAtAsk = child == nil ? sink.libraryPlayer.underflowCount : 0
         }
 
         /// Checks (and remembers) whether the player has finished by itself.
@@ -63,8 +70,11 @@ final class SideBySide {
 
     let runs: [Run]
 
-    /// Starts every subject on its own sink, playing the URL `url` gives it.
-    init(_ subjects: [Subject], context: BenchContext, url: (Subject) -> String) throws {
+    /// Starts every subject on its own sink, playing the URL `url` gives it; the pacat floor,
+    /// which plays no URL, runs `floor` (and is left out without it).
+    init(_ subjects: [Subject], context: BenchContext, floor: [String]? = nil,
+         url: (Subject) -> String) throws {
+        let subjects = subjects.filter { $0 != .pacatFloor || floor != nil }
         let sinks = try context.sinks(subjects.count)
         sinks.forEach(context.settle)
         var runs: [Run] = []
@@ -72,9 +82,11 @@ final class SideBySide {
             let askFrame = sink.recorder.framesReceived
             let ask = MonotonicClock.now()
             if subject == .library {
+                let run = Run(subject: subject, sink: sink, ask: ask, askFrame: askFrame, child: nil)
                 sink.libraryPlayer.play(.remote(url(subject)))
-                runs.append(Run(subject: subject, sink: sink, ask: ask, askFrame: askFrame, child: nil))
-            } else if let command = subject.command(url: url(subject), streamplay: context.streamplay) {
+                runs.append(run)
+            } else if let command = subject == .pacatFloor ? floor
+                        : subject.command(url: url(subject), streamplay: context.streamplay) {
                 let child = try ChildProcess(command, environment: subject.environment(sink: sink.name))
                 runs.append(Run(subject: subject, sink: sink, ask: ask, askFrame: askFrame, child: child))
             }
