@@ -26,7 +26,7 @@ enum BusyMachine: Scenario {
         // The floor: the track's reference decode from disk, with the stream buffer the library
         // asks for by default. It has no link and no decoder, so a silence it shows too comes
         // from the machine, the sound server or the recording, not from a player's input.
-        let bufferMilliseconds = Int(PlayerConfiguration().targetLatency * 1000)
+        let bufferMilliseconds = Int((PlayerConfiguration().targetLatency * 1000).rounded())
         let floor = ["pacat", "--raw", "--format=s16le", "--rate=\(context.manifest.rate)", "--channels=2",
                      "--latency-msec=\(bufferMilliseconds)", context.mediaDirectory + "/\(file).raw"]
         let limit = MarkdownReport.format(silenceLimit, "ms")

@@ -14,12 +14,18 @@ final class SideBySide {
         private(set) var end: Double?
         /// For the library: what the Player itself counted, to set beside the recording.
         private(set) var statistics: PlaybackStatistics?
+        /// For the library: whether the play failed.
+        private(set) var failed = false
         /// For the library: the sink's underflows before the ask (the count runs for as long
         /// as the Player's output is open, across plays).
         private let underflowsAtAsk: Int
 
-        /// For the library: the underflows the sink counted during this play.
-        var underflows: Int? { statistics.map { max($0.underflowCount - underflowsAtAsk, 0) } }
+        /// For the library: the underflows the sink counted during this play (none known if
+        /// it failed: a failed play closes the output, and its count with it).
+        var underflows: Int? {
+            guard child == nil, !failed else { return nil }
+            return statistics.map { max($0.underflowCount - underflowsAtAsk, 0) }
+        }
 
         init(subject: Subject, sink: BenchSink, ask: Double, askFrame: Int, child: ChildProcess?) {
             self.subject = subject
@@ -41,15 +47,21 @@ final class SideBySide {
             }
             if done {
                 end = MonotonicClock.now()
-                if child == nil { statistics = sink.libraryPlayer.statistics }
+                if child == nil { noteLibraryOutcome() }
             }
             return done
         }
 
         func stop() {
-            if child == nil, end == nil { statistics = sink.libraryPlayer.statistics }
+            if child == nil, end == nil { noteLibraryOutcome() }
             if let child { child.terminate() } else { sink.libraryPlayer.stop() }
             if end == nil { end = MonotonicClock.now() }
+        }
+
+        private func noteLibraryOutcome() {
+            let player = sink.libraryPlayer
+            statistics = player.statistics
+            if case .failed = player.state { failed = true }
         }
 
         /// What the sink's monitor heard from the ask to the end. With several sinks busy at
