@@ -60,6 +60,42 @@ struct QueueTests {
         #expect(comparison.silentLead <= 4410, "\(comparison.silentLead) frames lost at the start")
     }
 
+    @Test("through PulseAudio with a 1 s buffer: the next item is announced when its first audio is heard, and the position runs on to the end of the one heard")
+    func handOffAnnouncedWhenHeard() async throws {
+        _ = try TestEnvironment.pulseServer()
+        let names = ["album/01.mp3", "album/02.mp3"]
+        let first = try ReferenceAudio(names[0])
+        let firstSeconds = Double(first.frameCount) / Double(first.sampleRate)
+        let sink = try ExtraNullSink(sampleRate: first.sampleRate, channels: first.channels)
+        var configuration = PlayerConfiguration(output: .pulseAudio(sink: sink.name))
+        configuration.targetLatency = 1
+        let player = Player(configuration: configuration)
+        let log = EventLog(player)
+        let base = try TestEnvironment.http()
+        player.play(try names.map { try MediaLocation(parsing: "\(base)/\($0)") })
+        // What a player's display would show, every 10 ms through the join.
+        var shown: [(index: Int?, position: Double?, duration: Double?, announced: Int)] = []
+        let deadline = ContinuousClock.now + .seconds(60)
+        while !player.state.isFinal, ContinuousClock.now < deadline {
+            shown.append((player.currentIndex, player.position, player.duration, Self.currentItems(log).count))
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        #expect(player.state == .ended)
+        player.stop()
+        let lastOfFirst = try #require(shown.last { $0.index == 0 && $0.position != nil })
+        let firstOfNext = try #require(shown.first { $0.index == 1 })
+        // Announced at write time, the first item would be left with up to the whole second
+        // of its tail still to play.
+        #expect(lastOfFirst.position! > firstSeconds - 0.1,
+                "the first item was left at \(lastOfFirst.position!) s of \(firstSeconds) s")
+        #expect(lastOfFirst.duration.map { abs($0 - firstSeconds) < 0.05 } == true, "\(String(describing: lastOfFirst.duration))")
+        #expect((firstOfNext.position ?? 1) < 0.1, "the next item was announced at \(String(describing: firstOfNext.position)) s")
+        #expect(firstOfNext.duration.map { abs($0 - firstSeconds) > 0.05 } != false)
+        // The event and the properties move together, once.
+        #expect(shown.filter { $0.index == 0 }.allSatisfy { $0.announced <= 1 })
+        #expect(Self.currentItems(log) == [0, 1])
+    }
+
     @Test("the next track is opened and decoded before the current one ends (the hand-over is gapless)")
     func preloaded() async throws {
         let sink = RecordingSink(pacedAhead: 0.2)

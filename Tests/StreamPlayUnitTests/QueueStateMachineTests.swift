@@ -108,13 +108,87 @@ struct QueueStateMachineTests {
         b.readyFormat = D.format
         let (handed, actions) = driver.queue.handOff(from: a.id, format: D.format)
         #expect(handed)
-        #expect(actions.map(D.describe) == ["item 1", "format", "duration 6.0", "activate b"])
+        // Announced when heard: until then the listener is told a plays.
+        #expect(actions.map(D.describe) == ["activate b"])
         #expect(driver.queue.currentIndex == 1)
-        #expect(driver.queue.duration == 6)
+        #expect(driver.queue.audible.index == 0)
+        #expect(driver.queue.audible.duration == nil)
+        #expect(driver.queue.unheardHandOff?.heard === a)
+        #expect(driver { $0.receive(.firstAudioHeard, from: b.id, make: $1) } == ["item 1", "format", "duration 6.0"])
+        #expect(driver.queue.audible.index == 1)
+        #expect(driver.queue.audible.duration == 6)
+        #expect(driver.queue.unheardHandOff == nil)
+        // Heard once: a second report changes nothing.
+        #expect(driver { $0.receive(.firstAudioHeard, from: b.id, make: $1) } == [])
         // The old session's last reports are stale now.
         #expect(driver { $0.receive(.state(.ended), from: a.id, make: $1) } == [])
         // The next nearing end stops the old session from another thread.
         #expect(driver { $0.receive(.nearingEnd, from: b.id, make: $1) } == ["stop a"])
+    }
+
+    /// Plays a, b and c, and hands a over to b, not heard yet.
+    static func handedOffUnheard() throws -> (D, a: FakeSession, b: FakeSession) {
+        var driver = D()
+        _ = driver { $0.play(D.entries("a", "b", "c"), make: $1) }
+        let a = try #require(driver.session("a"))
+        _ = driver { $0.receive(.state(.playing), from: a.id, make: $1) }
+        _ = driver { $0.receive(.nearingEnd, from: a.id, make: $1) }
+        let b = try #require(driver.session("b"))
+        b.readyFormat = D.format
+        #expect(driver.queue.handOff(from: a.id, format: D.format).0)
+        return (driver, a, b)
+    }
+
+    @Test("what the next item reports before it is heard comes after its announcement; its end announces it")
+    func reportsWhileUnheard() throws {
+        var (driver, _, b) = try Self.handedOffUnheard()
+        #expect(driver { $0.receive(.duration(6), from: b.id, make: $1) } == [])
+        #expect(driver { $0.receive(.nearingEnd, from: b.id, make: $1) } == ["stop a", "start c (preload)"])
+        #expect(driver.queue.audible.index == 0)
+        #expect(driver { $0.receive(.state(.ended), from: b.id, make: $1) }
+            == ["item 1", "duration 6.0", "item 2", "state connecting", "activate c"])
+    }
+
+    @Test("a chain of short items is announced in order, each when its successor is heard at the latest")
+    func chainedUnheard() throws {
+        var (driver, a, b) = try Self.handedOffUnheard()
+        _ = driver { $0.receive(.nearingEnd, from: b.id, make: $1) }
+        let c = try #require(driver.session("c"))
+        c.readyFormat = D.format
+        #expect(driver.queue.handOff(from: b.id, format: D.format).1.map(D.describe) == ["activate c"])
+        #expect(driver.queue.audible.index == 0)
+        #expect(driver.queue.unheardHandOff?.heard === a)
+        #expect(driver { $0.receive(.firstAudioHeard, from: c.id, make: $1) } == ["item 1", "item 2"])
+        #expect(driver.queue.audible.index == 2)
+    }
+
+    @Test("next, a seek and stop while a hand-off is unheard act on the item heard; its announcement is dropped")
+    func commandsWhileUnheard() throws {
+        var (driver, _, _) = try Self.handedOffUnheard()
+        // Next from a (heard) is b, from its start: b's session is replaced.
+        #expect(driver { $0.step(by: 1, make: $1)! } == ["stop b", "stop a", "new track", "volume", "item 1", "state connecting", "start b"])
+        #expect(driver.queue.audible.index == 1)
+        let restarted = try #require(driver.session("b"))
+        #expect(driver { $0.receive(.firstAudioHeard, from: restarted.id, make: $1) } == [])
+
+        (driver, _, _) = try Self.handedOffUnheard()
+        #expect(driver { $0.seekAudible(to: 3, make: $1)! } == ["stop b", "stop a", "new track", "volume", "item 0", "state connecting", "start a"])
+        #expect(driver.queue.current?.name == "/music/a.mp3")
+        #expect(driver.queue.seekAudible(to: 3) { FakeSession($0) } == nil)
+
+        var b: FakeSession
+        (driver, _, b) = try Self.handedOffUnheard()
+        #expect(driver { queue, _ in queue.stop() } == ["stop b", "stop a", "close sink", "state idle"])
+        #expect(driver { $0.receive(.firstAudioHeard, from: b.id, make: $1) } == [])
+    }
+
+    @Test("an insert while a hand-off is unheard announces it first, with the index it had")
+    func insertWhileUnheard() throws {
+        var (driver, _, _) = try Self.handedOffUnheard()
+        var actions: [D.Queue.Action] = []
+        (_, actions) = driver.queue.insert(D.Queue.Entry(location: .file("/music/z.mp3")), at: 0)
+        #expect(actions.map(D.describe) == ["item 1"])
+        #expect(driver.queue.audible.index == 2)
     }
 
     @Test("a hand-off in another format is refused: the track drains and the next one opens the sink anew")

@@ -27,6 +27,8 @@ final class PlaybackSession: QueueSession, @unchecked Sendable {
         /// The end of the track is near (its input is complete and little audio is left): the
         /// time to open the next one.
         case nearingEnd
+        /// The sink played this session's first frame: a gapless hand-off to it is heard.
+        case firstAudioHeard
     }
 
     /// Commands from control threads, taken by the decoder thread.
@@ -86,6 +88,9 @@ final class PlaybackSession: QueueSession, @unchecked Sendable {
     let framesWritten = Atomic<Int>(0)
     /// Set once the sink has played everything: the position is then all that was written.
     let drained = Atomic<Bool>(false)
+    /// Watches for the first audio heard after an activation (see ``watchFirstAudio()``).
+    let firstAudioWatch = Mutex<EngineThread?>(nil)
+    let firstAudioWake = ThreadSignal()
     // Statistics, written by the engine threads, read by any thread.
     let rebuffers = Atomic<Int>(0)
     let rebufferMilliseconds = Atomic<Int>(0)
@@ -127,6 +132,10 @@ final class PlaybackSession: QueueSession, @unchecked Sendable {
     func activate() {
         activated.store(true, ordering: .releasing)
         wake.signal()
+        firstAudioWatch.withEngineLock { watch in
+            guard watch == nil, !commands.withEngineLock({ $0.stopRequested }) else { return }
+            watch = EngineThread(name: "sp-first-audio") { [self] in watchFirstAudio() }
+        }
     }
 
     /// The format of a preloaded session's first audio, when it is decoded and waiting.
@@ -162,7 +171,9 @@ final class PlaybackSession: QueueSession, @unchecked Sendable {
         if claimed && !handedOff.load(ordering: .acquiring) { sink.interrupt() }
         wake.signal()
         tagReaderWakeUp.signal()
+        firstAudioWake.signal()
         thread.withEngineLock { $0 }?.join()
+        firstAudioWatch.withEngineLock { $0 }?.join()
     }
 
     /// Whether this session may use the sink: it opened it and has not handed it over.
@@ -193,6 +204,24 @@ final class PlaybackSession: QueueSession, @unchecked Sendable {
         }
         let heard = drained.load(ordering: .acquiring) ? written : max(written - latency, 0)
         return Double(base + heard) / Double(rate)
+    }
+
+    /// Seconds of earlier audio the sink plays before this session's first frame: the tail of
+    /// the track that handed the sink over. 0 once this session's audio is heard; `nil` before
+    /// the format is known.
+    var secondsBeforeFirstAudio: Double? {
+        let rate = sampleRate.load(ordering: .acquiring)
+        guard rate > 0 else { return nil }
+        let latency = sink.latencyFrames
+        return Double(max(latency - framesWritten.load(ordering: .acquiring), 0)) / Double(rate)
+    }
+
+    /// Seconds into the track where this session's audio ends: all that it wrote. Read after a
+    /// gapless hand-off, when it writes no more; `nil` before the format is known.
+    var writtenEnd: Double? {
+        let rate = sampleRate.load(ordering: .acquiring)
+        guard rate > 0 else { return nil }
+        return Double(baseFrame.load(ordering: .acquiring) + framesWritten.load(ordering: .acquiring)) / Double(rate)
     }
 
     /// Rebuffers and reconnects of this play so far.

@@ -113,11 +113,13 @@ public final class Player: Sendable {
     /// The play queue, in order.
     public var queue: [QueueItem] { core.withEngineLock { $0.queue.items } }
 
-    /// The index in ``queue`` of the item playing (or paused, or last played), if any.
-    public var currentIndex: Int? { core.withEngineLock { $0.queue.currentIndex } }
+    /// The index in ``queue`` of the item playing (or paused, or last played), if any. At a
+    /// gapless change it moves when the next item's first audio is heard, with
+    /// ``PlayerEvent/currentItemChanged(index:item:)``.
+    public var currentIndex: Int? { core.withEngineLock { $0.queue.audible.index } }
 
-    /// The item playing (or paused, or last played), if any.
-    public var currentItem: QueueItem? { core.withEngineLock { $0.queue.currentItem } }
+    /// The item playing (or paused, or last played), if any; see ``currentIndex``.
+    public var currentItem: QueueItem? { core.withEngineLock { $0.queue.audibleItem } }
 
     /// Adds `location` at the end of the queue. Playback does not start by itself: an item added
     /// while the queue plays is played in its turn.
@@ -194,7 +196,14 @@ public final class Player: Sendable {
     /// audio follows as soon as the new position is decoded. After the track ended, it plays
     /// again from there.
     public func seek(to seconds: Double) {
-        guard seconds.isFinite, let session = current else { return }
+        guard seconds.isFinite else { return }
+        // In the tail of a track whose successor already took the sink: the seek is the tail's.
+        let tailHeard = core.withEngineLock { $0.queue.unheardHandOff != nil }
+        let seekedAudible = tailHeard && command { queue, make in
+            guard let actions = queue.seekAudible(to: seconds, make: make) else { return (false, []) }
+            return (true, actions)
+        }
+        guard !seekedAudible, let session = current else { return }
         if !session.seek(to: seconds) {
             command { $0.replay(session, from: seconds, make: $1) }
         }
@@ -207,17 +216,26 @@ public final class Player: Sendable {
 
     /// Seconds into the track of the audio being heard now (not merely decoded): frames handed to
     /// the sink minus the sink's latency. `nil` before the format is known.
-    public var position: Double? { current?.position }
+    /// Through a gapless change, the item heard's position until the next one's first audio
+    /// is heard: its end less the part of its tail still queued.
+    public var position: Double? {
+        let (session, handOff) = core.withEngineLock { ($0.queue.current, $0.queue.unheardHandOff) }
+        guard let handOff else { return session?.position }
+        if let tail = handOff.next.secondsBeforeFirstAudio, tail > 0, let end = handOff.heard.writtenEnd {
+            return max(end - tail, 0)
+        }
+        return handOff.next.position
+    }
 
     /// The track's length in seconds, when known.
-    public var duration: Double? { core.withEngineLock { $0.queue.duration } }
+    public var duration: Double? { core.withEngineLock { $0.queue.audible.duration } }
 
     /// What the stream last said it plays (a radio station's ICY title and URL, or the title,
     /// artist and album of an MP3's ID3v2 tag), if anything.
-    public var metadata: StreamMetadata? { core.withEngineLock { $0.queue.metadata } }
+    public var metadata: StreamMetadata? { core.withEngineLock { $0.queue.audible.metadata } }
 
     /// The PCM format of the track, once decoding began.
-    public var format: AudioFormat? { core.withEngineLock { $0.queue.format } }
+    public var format: AudioFormat? { core.withEngineLock { $0.queue.audible.format } }
 
     /// How full the input buffer is, from 0 (empty) to 1 (full).
     public var bufferedFraction: Double { current?.bufferFill ?? 0 }

@@ -15,6 +15,14 @@ protocol QueueSession: AnyObject, Sendable {
 /// Sessions are told apart by id: each gets a new one, and a report from any id other than the
 /// current one's (a session already replaced) changes nothing, except a preloaded session's,
 /// which is kept to be announced when that session plays.
+///
+/// A gapless hand-off is announced when it is heard, not when it is written: the next item
+/// takes the sink at the moment the current one wrote its last frame, while the sink still
+/// holds that item's tail (up to ``PlayerConfiguration/targetLatency``). Until the next
+/// item's session reports its first audio heard, ``currentItemChanged`` and what that session
+/// reports wait in ``unheard``, and ``audible`` (the index, format, duration and metadata a
+/// listener is told) stays on the item still heard, as MPD moves its current song at the
+/// chunk where the next one begins.
 struct QueueStateMachine<Session: QueueSession> {
     /// An item to add: what plays, from where, for how long, and who renews its URL.
     struct Entry {
@@ -85,8 +93,48 @@ struct QueueStateMachine<Session: QueueSession> {
     private var preloaded: Preloaded?
     /// Sessions that ended on their own thread, to be stopped from another.
     private var retired: [Session] = []
+    /// Hand-offs written to the sink and not heard yet, oldest first.
+    private var unheard: [UnheardHandOff] = []
+
+    /// What a listener is told plays: the item, its format, duration and metadata.
+    struct Audible {
+        var index: Int?
+        var format: AudioFormat?
+        var duration: Double?
+        var metadata: StreamMetadata?
+        /// The session that wrote it.
+        var session: Session?
+    }
+
+    /// A gapless hand-off whose first audio the sink has not played yet.
+    private struct UnheardHandOff {
+        /// The session that took the sink.
+        var session: Session
+        var sessionID: Int
+        /// What was heard until then: the item before.
+        var before: Audible
+        /// What to send once it is heard: the item change, then what its session reported.
+        var events: [PlayerEvent]
+    }
 
     var currentItem: QueueItem? { currentIndex.map { items[$0] } }
+
+    /// What a listener is told plays: the current item, or while a gapless hand-off is not
+    /// heard yet, the item before it.
+    var audible: Audible {
+        unheard.first?.before
+            ?? Audible(index: currentIndex, format: format, duration: duration, metadata: metadata, session: current)
+    }
+
+    /// The item at ``audible``'s index.
+    var audibleItem: QueueItem? { audible.index.flatMap { items.indices.contains($0) ? items[$0] : nil } }
+
+    /// While a gapless hand-off is not heard yet: the session of the item heard, and the session
+    /// that took the sink after it (its audio is queued behind the other's tail).
+    var unheardHandOff: (heard: Session, next: Session)? {
+        guard let first = unheard.first, let heard = first.before.session else { return nil }
+        return (heard, first.session)
+    }
 
     // MARK: Commands
 
@@ -116,28 +164,32 @@ struct QueueStateMachine<Session: QueueSession> {
 
     /// Inserts an item at `index`, clamped to the queue.
     mutating func insert(_ entry: Entry, at index: Int) -> (QueueItem, [Action]) {
+        // The announcements waiting carry indices this shifts: they go first.
+        let announced = announceUnheard()
         let item = makeItem(entry)
         let position = min(max(index, 0), items.count)
         items.insert(item, at: position)
         if let current = currentIndex, position <= current { currentIndex = current + 1 }
-        return (item, dropStalePreload())
+        return (item, announced + dropStalePreload())
     }
 
     /// Removes the item at `index`. Removing the one that plays goes on with the one after it,
     /// or stops when it was the last.
     mutating func remove(at index: Int, make: SessionFactory) -> [Action] {
         guard items.indices.contains(index) else { return dropStalePreload() }
+        // The announcements waiting carry indices this shifts: they go first.
+        let announced = announceUnheard()
         let item = items.remove(at: index)
         refreshers[item.id] = nil
-        guard let currentIndex else { return dropStalePreload() }
+        guard let currentIndex else { return announced + dropStalePreload() }
         if index < currentIndex {
             self.currentIndex = currentIndex - 1
         } else if index == currentIndex {
             let active = current != nil && !state.isFinal
             self.currentIndex = nil
-            if active { return index < items.count ? startItem(at: index, make: make) : stop() }
+            if active { return announced + (index < items.count ? startItem(at: index, make: make) : stop()) }
         }
-        return dropStalePreload()
+        return announced + dropStalePreload()
     }
 
     /// Stops and empties the queue.
@@ -156,9 +208,17 @@ struct QueueStateMachine<Session: QueueSession> {
     }
 
     /// Plays the item `offset` places from the current one; `nil` when there is none.
+    /// While a gapless hand-off is not heard yet, the item heard is the one stepped from.
     mutating func step(by offset: Int, make: SessionFactory) -> [Action]? {
-        guard let currentIndex, items.indices.contains(currentIndex + offset) else { return nil }
-        return startItem(at: currentIndex + offset, make: make)
+        guard let index = audible.index, items.indices.contains(index + offset) else { return nil }
+        return startItem(at: index + offset, make: make)
+    }
+
+    /// A seek while a gapless hand-off is not heard yet: it means the item heard, which plays
+    /// again from `seconds`. `nil` when every hand-off was heard (the current session seeks).
+    mutating func seekAudible(to seconds: Double, make: SessionFactory) -> [Action]? {
+        guard let index = unheard.first?.before.index, items.indices.contains(index) else { return nil }
+        return startItem(at: index, startTime: max(seconds, 0), make: make)
     }
 
     /// A seek after `session`'s track ended: the item plays again from `seconds`, if `session` is
@@ -181,6 +241,8 @@ struct QueueStateMachine<Session: QueueSession> {
             current = nil
             preloaded = nil
             retired = []
+            // Never heard: the sink's queue goes with the sessions.
+            unheard = []
             currentID = makeSessionID()
         }
         return [current, preloaded?.session].compactMap { $0 } + retired
@@ -201,13 +263,24 @@ struct QueueStateMachine<Session: QueueSession> {
             return []
         }
         if case .nearingEnd = report { return preloadNext(after: id, make: make) }
+        if case .firstAudioHeard = report { return announceUnheard(through: id) }
         guard id == currentID else { return [] }
+        if case .state(.ended) = report { return announceUnheard() + advance(from: id, final: .ended, make: make) }
+        if case .state(.failed(let error)) = report {
+            return announceUnheard() + advance(from: id, final: .failed(error), make: make)
+        }
+        let actions = decide(report)
+        guard !unheard.isEmpty else { return actions }
+        // Said of an item not heard yet: it waits for that item's announcement.
+        unheard[unheard.count - 1].events += actions.compactMap { if case .send(let event) = $0 { event } else { nil } }
+        return actions.filter { if case .send = $0 { false } else { true } }
+    }
+
+    /// The current session's report, other than its end.
+    private mutating func decide(_ report: PlaybackSession.Report) -> [Action] {
         switch report {
         case .state(let state):
-            switch state {
-            case .ended, .failed: return advance(from: id, final: state, make: make)
-            default: return setState(state)
-            }
+            return setState(state)
         case .format(let format):
             self.format = format
             return [.send(.formatKnown(format))]
@@ -225,9 +298,18 @@ struct QueueStateMachine<Session: QueueSession> {
             return [.send(.seekRefused(error))]
         case .rebuffered(let seconds):
             return [.send(.rebuffered(seconds: seconds))]
-        case .nearingEnd:
+        case .nearingEnd, .firstAudioHeard:
             return []
         }
+    }
+
+    /// Sends what waited for the hand-offs up to session `id`'s (all of them when `nil`): that
+    /// session's first audio was heard, so the ones before it were too.
+    private mutating func announceUnheard(through id: Int? = nil) -> [Action] {
+        let count = id.map { id in unheard.firstIndex { $0.sessionID == id }.map { $0 + 1 } ?? 0 } ?? unheard.count
+        let announced = unheard.prefix(count).flatMap(\.events)
+        unheard.removeFirst(count)
+        return announced.map { .send($0) }
     }
 
     /// Asked by the current session `id` at its end: whether the preloaded next item, decoded
@@ -235,12 +317,15 @@ struct QueueStateMachine<Session: QueueSession> {
     mutating func handOff(from id: Int, format: AudioFormat) -> (Bool, [Action]) {
         guard id == currentID, let next = preloaded, let index = currentIndex, index + 1 < items.count,
               items[index + 1].id == next.itemID, next.session.readyFormat == format else { return (false, []) }
+        let before = Audible(index: index, format: format, duration: duration, metadata: metadata, session: current)
         if let current { retired.append(current) }
         currentIndex = index + 1
         promote(next)
-        let actions: [Action] = [.send(.currentItemChanged(index: index + 1, item: items[index + 1]))]
-            + announce(next) + [.activate(next.session)]
-        return (true, actions)
+        // Announced when heard (see the type's description).
+        let events = [PlayerEvent.currentItemChanged(index: index + 1, item: items[index + 1])]
+            + announce(next).compactMap { if case .send(let event) = $0 { event } else { nil } }
+        unheard.append(UnheardHandOff(session: next.session, sessionID: next.sessionID, before: before, events: events))
+        return (true, [.activate(next.session)])
     }
 
     // MARK: Steps
@@ -256,6 +341,8 @@ struct QueueStateMachine<Session: QueueSession> {
         current = nil
         preloaded = keep
         retired = []
+        // Never heard: the new track drops the sink's queue.
+        unheard = []
         // Reports the stopped sessions still send are stale from here on.
         currentID = makeSessionID()
         var actions: [Action] = stopping.map { .stop($0) }
