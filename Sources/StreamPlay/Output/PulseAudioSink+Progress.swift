@@ -4,6 +4,42 @@ import CPulse
 // reconnect's rewrite, and the watch on a stream the server stopped playing.
 
 extension PulseAudioSink {
+    /// Frames that returned writes queued and that are not heard yet: the stream's queue plus
+    /// the device's own latency, interpolated between the server's timing updates, less what
+    /// the server already took of a write still under way (see ``AudioSink/latencyFrames``).
+    /// While the server's timing is not known (a new stream before its first timing update, or
+    /// just after a flush), what was written since: none of it is known to be heard, and 0
+    /// would read as a queue run dry (a rebuffer at the start, with the prebuffer still queued).
+    ///
+    /// While corked, at least what is queued; while a drain is under way, at most what the
+    /// ``DrainCountdown`` started then has left.
+    public var latencyFrames: Int {
+        pa_threaded_mainloop_lock(mainloop)
+        defer { pa_threaded_mainloop_unlock(mainloop) }
+        var reported = reportedLatencyFramesLocked
+        // libpulse's interpolation can go on after a cork that came just after the stream
+        // started (a timing reply from before the cork says it plays): nothing plays while
+        // corked, so the latency never falls below what is queued.
+        if corked, let queuedWhileCorked, unplayedFramesWhileAway == nil {
+            reported = max(reported, queuedWhileCorked - framesTakenOfWriteUnderWay)
+        }
+        guard let drainCountdown, let format else { return reported }
+        return min(reported, format.frames(forSeconds: drainCountdown.remainingSeconds(at: .now)))
+    }
+
+    /// ``latencyFrames`` as the server reports it.
+    var reportedLatencyFramesLocked: Int {
+        if let unplayedFramesWhileAway { return unplayedFramesWhileAway - framesTakenOfWriteUnderWay }
+        guard let stream, let format, pa_stream_get_state(stream) == PA_STREAM_READY else { return 0 }
+        var latency: pa_usec_t = 0
+        var negative: Int32 = 0
+        guard pa_stream_get_latency(stream, &latency, &negative) == 0 else {
+            return history.count / format.bytesPerFrame - framesTakenOfWriteUnderWay
+        }
+        guard negative == 0 else { return 0 }
+        return Int((Double(latency) * Double(format.sampleRate) / 1_000_000).rounded()) - framesTakenOfWriteUnderWay
+    }
+
     /// Remembers the stream's latency now, for what a reconnect must write again. While the
     /// server's timing is not known (a new stream, or just after a flush or cork), the `count`
     /// bytes just written add to the latency last known, and the time played is counted from

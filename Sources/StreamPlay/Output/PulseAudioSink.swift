@@ -84,6 +84,11 @@ public final class PulseAudioSink: AudioSink, @unchecked Sendable {
     var formatWhileAway: AudioFormat?
     /// How the drain under way was answered; `nil` until it is.
     var drainAnswer: DrainAnswer?
+    /// From a drain's start to the next write, flush or stream: see ``DrainCountdown``.
+    var drainCountdown: DrainCountdown?
+    /// While corked: the frames queued, counted here (the latency at the cork, plus what was
+    /// written since). See ``latencyFrames``.
+    var queuedWhileCorked: Int? = 0
     private var streamCapacityFrames = Int.max
     private var volume = 1.0
     /// The last bytes written, and the stream's latency when they were, for a reconnect.
@@ -95,7 +100,7 @@ public final class PulseAudioSink: AudioSink, @unchecked Sendable {
     /// Frames of the ``write(_:)`` under way that the server already took: they are queued,
     /// so counted in its latency, but the caller counts them as written only once the write
     /// returns (see ``latencyFrames``).
-    private var framesTakenOfWriteUnderWay = 0
+    var framesTakenOfWriteUnderWay = 0
     var lastWrite = ContinuousClock.now
 
     let interrupted = Atomic<Bool>(false)
@@ -114,7 +119,8 @@ public final class PulseAudioSink: AudioSink, @unchecked Sendable {
     ///   - sinkName: the sink to play on (nil: the server's default sink).
     ///   - applicationName: the name the server shows for the stream and the client (sinks with
     ///     another name get a connection of their own).
-    ///   - targetLatency: seconds of audio the server is asked to keep queued.
+    ///   - targetLatency: seconds of audio the server is asked to keep queued (see
+    ///     ``PlayerConfiguration/defaultTargetLatency``).
     ///   - prebuffer: seconds queued before the server starts playing (at most half of
     ///     `targetLatency`).
     ///   - reconnectTimeout: seconds a server that goes away mid-play may take to come back
@@ -127,7 +133,7 @@ public final class PulseAudioSink: AudioSink, @unchecked Sendable {
     ///     audio before it is made again, its unplayed audio written to the new one (at least
     ///     0.1 s).
     public init(server: String? = nil, sinkName: String? = nil, applicationName: String = "StreamPlay",
-                targetLatency: Double = 0.2, prebuffer: Double = 0.05, reconnectTimeout: Double = 5,
+                targetLatency: Double = PlayerConfiguration.defaultTargetLatency, prebuffer: Double = 0.05, reconnectTimeout: Double = 5,
                 connectTimeout: Double = 10, stallTimeout: Double = 5) {
         self.server = server
         self.sinkName = sinkName
@@ -230,6 +236,7 @@ public final class PulseAudioSink: AudioSink, @unchecked Sendable {
         }
         pa_threaded_mainloop_lock(mainloop)
         defer { pa_threaded_mainloop_unlock(mainloop) }
+        drainCountdown = nil
         while offset < pcm.count {
             if interrupted.load(ordering: .acquiring) { return }
             guard let stream, pa_stream_get_state(stream) == PA_STREAM_READY else {
@@ -256,6 +263,7 @@ public final class PulseAudioSink: AudioSink, @unchecked Sendable {
             }
             history.append(UnsafeRawBufferPointer(start: base + offset, count: count))
             noteLatencyLocked(stream, afterWriting: count)
+            if let format { queuedWhileCorked? += count / format.bytesPerFrame }
             stallWatch.noteProgress(at: pa_rtclock_now())
             offset += count
             if isCallersAudio, let format { framesTakenOfWriteUnderWay = offset / format.bytesPerFrame }
@@ -282,11 +290,13 @@ public final class PulseAudioSink: AudioSink, @unchecked Sendable {
         history.removeAll()
         latencyBytesAtWrite = 0
         lastWrite = .now
+        drainCountdown = nil
         guard let stream, pa_stream_get_state(stream) == PA_STREAM_READY else { return }
         if !corked {
             corked = true
             unrefOperation(pa_stream_cork(stream, 1, nil, nil))
         }
+        queuedWhileCorked = 0
         unrefOperation(pa_stream_flush(stream, nil, nil))
     }
 
@@ -331,26 +341,6 @@ public final class PulseAudioSink: AudioSink, @unchecked Sendable {
         pa_threaded_mainloop_lock(mainloop)
         defer { pa_threaded_mainloop_unlock(mainloop) }
         return streamCapacityFrames
-    }
-
-    /// Frames that returned writes queued and that are not heard yet: the stream's queue plus
-    /// the device's own latency, interpolated between the server's timing updates, less what
-    /// the server already took of a write still under way (see ``AudioSink/latencyFrames``).
-    /// While the server's timing is not known (a new stream before its first timing update, or
-    /// just after a flush), what was written since: none of it is known to be heard, and 0
-    /// would read as a queue run dry (a rebuffer at the start, with the prebuffer still queued).
-    public var latencyFrames: Int {
-        pa_threaded_mainloop_lock(mainloop)
-        defer { pa_threaded_mainloop_unlock(mainloop) }
-        if let unplayedFramesWhileAway { return unplayedFramesWhileAway - framesTakenOfWriteUnderWay }
-        guard let stream, let format, pa_stream_get_state(stream) == PA_STREAM_READY else { return 0 }
-        var latency: pa_usec_t = 0
-        var negative: Int32 = 0
-        guard pa_stream_get_latency(stream, &latency, &negative) == 0 else {
-            return history.count / format.bytesPerFrame - framesTakenOfWriteUnderWay
-        }
-        guard negative == 0 else { return 0 }
-        return Int((Double(latency) * Double(format.sampleRate) / 1_000_000).rounded()) - framesTakenOfWriteUnderWay
     }
 
     /// Sets the stream's volume on the server (1 leaves samples unchanged).
@@ -417,6 +407,7 @@ public final class PulseAudioSink: AudioSink, @unchecked Sendable {
         stream = newStream
         self.format = format
         corked = true
+        queuedWhileCorked = 0
         guard connected == 0 else {
             let reason = contextErrorLocked
             closeStreamLocked()
@@ -451,6 +442,7 @@ public final class PulseAudioSink: AudioSink, @unchecked Sendable {
 
     func closeStreamLocked() {
         stallTimer.cancelLocked()
+        drainCountdown = nil
         streamStalled = false
         guard let stream else { return }
         PulseAudioStreamEvents.detach(from: stream)
@@ -479,6 +471,8 @@ public final class PulseAudioSink: AudioSink, @unchecked Sendable {
         runRequested = !cork
         guard let stream, corked != cork, pa_stream_get_state(stream) == PA_STREAM_READY else { return }
         settleLatencyLocked()
+        drainCountdown?.setRunning(!cork, at: .now)
+        queuedWhileCorked = cork ? max(reportedLatencyFramesLocked + framesTakenOfWriteUnderWay, 0) : nil
         corked = cork
         if !cork { stallWatch.noteProgress(at: pa_rtclock_now()) }
         unrefOperation(pa_stream_cork(stream, cork ? 1 : 0, nil, nil))

@@ -11,8 +11,20 @@ public struct PlayerConfiguration: Sendable {
     /// Decoded audio, in seconds, handed to the sink before playback starts (and after a seek).
     /// Low, so that audio starts quickly.
     public var prebuffer = 0.1
-    /// Buffered audio, in seconds, the sound server aims to hold once playing.
-    public var targetLatency = 0.2
+    /// Buffered audio, in seconds, the sound server aims to hold once playing: the default is
+    /// ``defaultTargetLatency``.
+    public var targetLatency = defaultTargetLatency
+
+    /// 0.2 s. A machine with every core busy needs more: there a player's decoder thread (or the
+    /// sound server) can be held up for a few hundred milliseconds, and 0.2 s runs dry, as
+    /// the benchmark harness's busy-machine scenario shows (even `pacat` playing PCM from disk
+    /// goes silent there on 0.2 s, and not on 1 s). A larger queue delays little a listener
+    /// does: output still starts at ``prebuffer``, pause, seek, stop and volume act on the
+    /// server's stream at once, and a gapless join is announced when it is heard. The default
+    /// is not 1 s yet because the engine's own tests on a 1 s queue still fail around
+    /// rebuffering on slow links and around seeks and stalls while the server holds a second
+    /// of audio.
+    public static let defaultTargetLatency = 0.2
     /// Seconds a PulseAudio or PipeWire server that goes away mid-play (restarted, crashed) may
     /// take to come back. Playback then goes on where it was heard; after this long the play
     /// fails with `soundServerUnavailable`. 0 fails at once.
