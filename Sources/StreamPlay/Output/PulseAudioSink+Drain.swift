@@ -21,7 +21,7 @@ extension PulseAudioSink {
     /// Both servers acknowledge a drain after the last sample was played by the stream's own
     /// clock: here PulseAudio about 0.23 s after, on a null sink with a 1 s target, PipeWire
     /// about 0.13 s. Meanwhile ``latencyFrames`` counts down by the clock (see
-    /// ``DrainCountdown``), so that the position reaches the end when the last sample is heard.
+    /// `DrainCountdown`), so that the position reaches the end when the last sample is heard.
     public func drain() throws(PlayerError) -> Bool {
         startDrainCountdown()
         var countedFailures = 0
@@ -43,7 +43,7 @@ extension PulseAudioSink {
         }
     }
 
-    /// Starts the ``DrainCountdown``, unless a drain cut short (by a pause's interrupt) left
+    /// Starts the `DrainCountdown`, unless a drain cut short (by a pause's interrupt) left
     /// one running. It starts from the latency read at the last write, less what played since
     /// (the server's figure may already have stopped shrinking when the drain begins), and
     /// never above what the server reports now.

@@ -12,7 +12,7 @@ extension PulseAudioSink {
     /// would read as a queue run dry (a rebuffer at the start, with the prebuffer still queued).
     ///
     /// While corked, at least what is queued; while a drain is under way, at most what the
-    /// ``DrainCountdown`` started then has left.
+    /// `DrainCountdown` started then has left.
     public var latencyFrames: Int {
         pa_threaded_mainloop_lock(mainloop)
         defer { pa_threaded_mainloop_unlock(mainloop) }

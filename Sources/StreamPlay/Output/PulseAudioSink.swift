@@ -84,7 +84,7 @@ public final class PulseAudioSink: AudioSink, @unchecked Sendable {
     var formatWhileAway: AudioFormat?
     /// How the drain under way was answered; `nil` until it is.
     var drainAnswer: DrainAnswer?
-    /// From a drain's start to the next write, flush or stream: see ``DrainCountdown``.
+    /// From a drain's start to the next write, flush or stream: see `DrainCountdown`.
     var drainCountdown: DrainCountdown?
     /// While corked: the frames queued, counted here (the latency at the cork, plus what was
     /// written since). See ``latencyFrames``.
