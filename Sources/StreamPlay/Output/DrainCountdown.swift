@@ -1,9 +1,8 @@
 /// The audio a draining stream still holds, counted down by the clock while it plays.
 ///
 /// Once a PulseAudio stream's last audio is written, the latency the server reports stops
-/// shrinking at the sink's own part of it (a quarter of a second with the default target on a
-/// null sink here): the stream's read index cannot pass its write index, and the timing
-/// interpolation stops with it. A position read from that latency would stand still until the
+/// shrinking at the sink's own part of it: the stream's read index cannot pass its write index,
+/// and the timing interpolation stops with it. A position read from that latency would stand still until the
 /// drain is acknowledged, then jump to the end. So from the drain's start, the latency read
 /// then is counted down while the stream plays (not while it is corked), and the sink reports
 /// the smaller of that and the server's figure.

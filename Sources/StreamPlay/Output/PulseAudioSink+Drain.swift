@@ -19,8 +19,8 @@ extension PulseAudioSink {
     /// lost once the stall timeout has passed, as during a write.
     ///
     /// Both servers acknowledge a drain after the last sample was played by the stream's own
-    /// clock: here PulseAudio about 0.23 s after, on a null sink with a 1 s target, PipeWire
-    /// about 0.13 s. Meanwhile ``latencyFrames`` counts down by the clock (see
+    /// clock: on a null sink here with a 1 s target, PulseAudio and PipeWire about 0.1 s
+    /// after. Meanwhile ``latencyFrames`` counts down by the clock (see
     /// `DrainCountdown`), so that the position reaches the end when the last sample is heard.
     public func drain() throws(PlayerError) -> Bool {
         startDrainCountdown()

@@ -11,8 +11,10 @@ extension PulseAudioSink {
     /// just after a flush), what was written since: none of it is known to be heard, and 0
     /// would read as a queue run dry (a rebuffer at the start, with the prebuffer still queued).
     ///
-    /// While corked, at least what is queued; while a drain is under way, at most what the
-    /// `DrainCountdown` started then has left.
+    /// Never below the latency by the server's last timing update alone (libpulse's
+    /// interpolation can run ahead of a stream the server starts late); while corked, at least
+    /// what is queued; while a drain is under way, at most what the `DrainCountdown` started
+    /// then has left.
     public var latencyFrames: Int {
         pa_threaded_mainloop_lock(mainloop)
         defer { pa_threaded_mainloop_unlock(mainloop) }
@@ -37,7 +39,31 @@ extension PulseAudioSink {
             return history.count / format.bytesPerFrame - framesTakenOfWriteUnderWay
         }
         guard negative == 0 else { return 0 }
-        return Int((Double(latency) * Double(format.sampleRate) / 1_000_000).rounded()) - framesTakenOfWriteUnderWay
+        let interpolated = Int((Double(latency) * Double(format.sampleRate) / 1_000_000).rounded())
+        return max(interpolated, timedLatencyFramesLocked(stream, format: format)) - framesTakenOfWriteUnderWay
+    }
+
+    /// The latency by the stream's last timing update alone: what its queue held then (the
+    /// write index, which libpulse moves on with each write, less the read index), and of the
+    /// device's latency as much as the stream had been read (a device holds none of a stream
+    /// it has not read from), less the time since, if the stream was playing. 0 without one.
+    ///
+    /// ``latencyFrames`` never reads below this. libpulse's interpolation runs on its own from
+    /// an uncork until an update says the stream does not play, and its time never goes back:
+    /// on a device that is not ready for the stream yet (a null sink idles a second or two
+    /// ahead, and rewinds for a new stream only as much as its new latency) the position ran
+    /// ahead by what the wait lasted, then stood still until the sound caught up.
+    private func timedLatencyFramesLocked(_ stream: OpaquePointer, format: AudioFormat) -> Int {
+        guard let info = pa_stream_get_timing_info(stream),
+              info.pointee.read_index_corrupt == 0, info.pointee.write_index_corrupt == 0 else { return 0 }
+        let bytesPerFrame = Int64(format.bytesPerFrame)
+        let queued = Double(max(info.pointee.write_index - info.pointee.read_index, 0) / bytesPerFrame)
+        let read = Double(max(info.pointee.read_index, 0) / bytesPerFrame)
+        let device = min(Double(info.pointee.sink_usec) * Double(format.sampleRate) / 1_000_000, read)
+        var timestamp = info.pointee.timestamp
+        let played = info.pointee.playing != 0 && !corked
+            ? Double(pa_timeval_age(&timestamp)) * Double(format.sampleRate) / 1_000_000 : 0
+        return max(Int((queued + device - played).rounded()), 0)
     }
 
     /// Remembers the stream's latency now, for what a reconnect must write again. While the

@@ -21,15 +21,33 @@ enum PulseAudioStreamRequest {
         pa_sample_spec(format: nativeS16, rate: UInt32(format.sampleRate), channels: UInt8(format.channels))
     }
 
-    /// Buffer attributes for `targetLatency` and `prebuffer` seconds of `spec`; the rest is
-    /// left to the server.
+    /// Seconds of a stream's audio the device (the server's sink) holds: what the server
+    /// gives a 0.2 s target by its own split. A larger target goes to the stream's queue.
+    ///
+    /// With `PA_STREAM_ADJUST_LATENCY` the server sets the device's latency to
+    /// (`tlength` − 2 × `minreq`) ÷ 2, and `minreq` is 20 ms unless asked. Left at that, a 1 s
+    /// target gives the device about 0.5 s, which it fills from the stream the moment output
+    /// starts: a start on a 0.1 s prebuffer (or a refill) is swallowed whole, and the stream
+    /// underflows until the decoder has written half a second, again and again on a link
+    /// only somewhat faster than the stream. PulseAudio and PipeWire's pulse server both
+    /// split so.
+    static let deviceLatency = 0.08
+    /// The server's own `minreq`, which a target of at most 0.2 s keeps.
+    static let defaultMinimumRequest = 0.02
+
+    /// Buffer attributes for `targetLatency` and `prebuffer` seconds of `spec`, with a `minreq`
+    /// that keeps the device's part at ``deviceLatency`` (the server then asks for audio in
+    /// steps of `minreq`, so the queue stays between `tlength` − `minreq` and `tlength`); the
+    /// rest is left to the server.
     static func bufferAttributes(targetLatency: Double, prebuffer: Double, spec: pa_sample_spec) -> pa_buffer_attr {
         var spec = spec
+        func bytes(_ seconds: Double) -> UInt32 { UInt32(pa_usec_to_bytes(pa_usec_t(seconds * 1_000_000), &spec)) }
+        let minimumRequest = (targetLatency - 2 * deviceLatency) / 2
         return pa_buffer_attr(
             maxlength: UInt32.max,
-            tlength: UInt32(pa_usec_to_bytes(pa_usec_t(targetLatency * 1_000_000), &spec)),
-            prebuf: UInt32(pa_usec_to_bytes(pa_usec_t(prebuffer * 1_000_000), &spec)),
-            minreq: UInt32.max,
+            tlength: bytes(targetLatency),
+            prebuf: bytes(prebuffer),
+            minreq: minimumRequest > defaultMinimumRequest + 0.001 ? bytes(minimumRequest) : UInt32.max,
             fragsize: UInt32.max)
     }
 

@@ -15,16 +15,15 @@ public struct PlayerConfiguration: Sendable {
     /// ``defaultTargetLatency``.
     public var targetLatency = defaultTargetLatency
 
-    /// 0.2 s. A machine with every core busy needs more: there a player's decoder thread (or the
-    /// sound server) can be held up for a few hundred milliseconds, and 0.2 s runs dry, as
-    /// the benchmark harness's busy-machine scenario shows (even `pacat` playing PCM from disk
-    /// goes silent there on 0.2 s, and not on 1 s). A larger queue delays little a listener
-    /// does: output still starts at ``prebuffer``, pause, seek, stop and volume act on the
-    /// server's stream at once, and a gapless join is announced when it is heard. The default
-    /// is not 1 s yet because the engine's own tests on a 1 s queue still fail around
-    /// rebuffering on slow links and around seeks and stalls while the server holds a second
-    /// of audio.
-    public static let defaultTargetLatency = 0.2
+    /// 1 s. A machine with every core busy needs that much: there a player's decoder thread
+    /// (or the sound server) can be held up for a few hundred milliseconds, and 0.2 s runs dry,
+    /// as the benchmark harness's busy-machine scenario shows (even `pacat` playing PCM from
+    /// disk goes silent there on 0.2 s, and not on 1 s). A larger queue delays little a
+    /// listener does: output still starts at ``prebuffer``, pause, seek, stop and volume act
+    /// on the server's stream at once, a gapless join is announced when it is heard, and the
+    /// sound server's device keeps the share a 0.2 s target gives it, so that a start or a
+    /// refill is not swallowed whole by it (the rest is the stream's queue).
+    public static let defaultTargetLatency = 1.0
     /// Seconds a PulseAudio or PipeWire server that goes away mid-play (restarted, crashed) may
     /// take to come back. Playback then goes on where it was heard; after this long the play
     /// fails with `soundServerUnavailable`. 0 fails at once.
