@@ -46,7 +46,10 @@ extension PulseAudioSink {
     /// The latency by the stream's last timing update alone: what its queue held then (the
     /// write index, which libpulse moves on with each write, less the read index), and of the
     /// device's latency as much as the stream had been read (a device holds none of a stream
-    /// it has not read from), less the time since, if the stream was playing. 0 without one.
+    /// it has not read from), less the time since (from the device alone if the stream was not
+    /// playing: not started, or run dry). 0 without an update, and while corked: an update
+    /// from before the cork would count the time the stream played after it as unplayed
+    /// (libpulse asks for a new one at the cork), and what is queued is the floor then.
     ///
     /// ``latencyFrames`` never reads below this. libpulse's interpolation runs on its own from
     /// an uncork until an update says the stream does not play, and its time never goes back:
@@ -54,16 +57,18 @@ extension PulseAudioSink {
     /// ahead, and rewinds for a new stream only as much as its new latency) the position ran
     /// ahead by what the wait lasted, then stood still until the sound caught up.
     private func timedLatencyFramesLocked(_ stream: OpaquePointer, format: AudioFormat) -> Int {
-        guard let info = pa_stream_get_timing_info(stream),
+        guard !corked, let info = pa_stream_get_timing_info(stream),
               info.pointee.read_index_corrupt == 0, info.pointee.write_index_corrupt == 0 else { return 0 }
         let bytesPerFrame = Int64(format.bytesPerFrame)
         let queued = Double(max(info.pointee.write_index - info.pointee.read_index, 0) / bytesPerFrame)
         let read = Double(max(info.pointee.read_index, 0) / bytesPerFrame)
         let device = min(Double(info.pointee.sink_usec) * Double(format.sampleRate) / 1_000_000, read)
         var timestamp = info.pointee.timestamp
-        let played = info.pointee.playing != 0 && !corked
-            ? Double(pa_timeval_age(&timestamp)) * Double(format.sampleRate) / 1_000_000 : 0
-        return max(Int((queued + device - played).rounded()), 0)
+        let since = Double(pa_timeval_age(&timestamp)) * Double(format.sampleRate) / 1_000_000
+        // A stream that does not play (not started, or run dry) keeps its queue; the device
+        // plays on what it holds of it either way.
+        let left = info.pointee.playing != 0 ? queued + device - since : queued + max(device - since, 0)
+        return max(Int(left.rounded()), 0)
     }
 
     /// Remembers the stream's latency now, for what a reconnect must write again. While the
