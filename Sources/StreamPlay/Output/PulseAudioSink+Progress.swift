@@ -39,7 +39,7 @@ extension PulseAudioSink {
             return history.count / format.bytesPerFrame - framesTakenOfWriteUnderWay
         }
         guard negative == 0 else { return 0 }
-        let interpolated = Int((Double(latency) * Double(format.sampleRate) / 1_000_000).rounded())
+        let interpolated = Int(format.frames(forMicroseconds: latency).rounded())
         return max(interpolated, timedLatencyFramesLocked(stream, format: format)) - framesTakenOfWriteUnderWay
     }
 
@@ -62,9 +62,9 @@ extension PulseAudioSink {
         let bytesPerFrame = Int64(format.bytesPerFrame)
         let queued = Double(max(info.pointee.write_index - info.pointee.read_index, 0) / bytesPerFrame)
         let read = Double(max(info.pointee.read_index, 0) / bytesPerFrame)
-        let device = min(Double(info.pointee.sink_usec) * Double(format.sampleRate) / 1_000_000, read)
+        let device = min(format.frames(forMicroseconds: info.pointee.sink_usec), read)
         var timestamp = info.pointee.timestamp
-        let since = Double(pa_timeval_age(&timestamp)) * Double(format.sampleRate) / 1_000_000
+        let since = format.frames(forMicroseconds: pa_timeval_age(&timestamp))
         // A stream that does not play (not started, or run dry) keeps its queue; the device
         // plays on what it holds of it either way.
         let left = info.pointee.playing != 0 ? queued + device - since : queued + max(device - since, 0)
@@ -84,7 +84,7 @@ extension PulseAudioSink {
             return
         }
         latencyBytesAtWrite = negative != 0
-            ? count : Int(Double(latency) * Double(format.sampleRate) / 1_000_000) * format.bytesPerFrame
+            ? count : Int(format.frames(forMicroseconds: latency)) * format.bytesPerFrame
         lastWrite = .now
     }
 
@@ -209,5 +209,12 @@ extension PulseAudioSink {
         let quiet = Double(pa_rtclock_now() &- stallWatch.lastProgress) / 1_000_000
         parts.append("no progress or restart for \((quiet * 10).rounded() / 10) s")
         return parts.joined(separator: ", ")
+    }
+}
+
+extension AudioFormat {
+    /// Frames, not rounded, in `microseconds` of audio: a time PulseAudio gives (`pa_usec_t`).
+    func frames(forMicroseconds microseconds: pa_usec_t) -> Double {
+        Double(microseconds) * Double(sampleRate) / 1_000_000
     }
 }

@@ -317,13 +317,15 @@ struct QueueStateMachine<Session: QueueSession> {
     mutating func handOff(from id: Int, format: AudioFormat) -> (Bool, [Action]) {
         guard id == currentID, let next = preloaded, let index = currentIndex, index + 1 < items.count,
               items[index + 1].id == next.itemID, next.session.readyFormat == format else { return (false, []) }
+        // The session's own format, not `self.format`: its format report may still be on its
+        // way (reports go through the session's outbox), the hand-off comes straight from it.
         let before = Audible(index: index, format: format, duration: duration, metadata: metadata, session: current)
         if let current { retired.append(current) }
         currentIndex = index + 1
         promote(next)
         // Announced when heard (see the type's description).
         let events = [PlayerEvent.currentItemChanged(index: index + 1, item: items[index + 1])]
-            + announce(next).compactMap { if case .send(let event) = $0 { event } else { nil } }
+            + reportedEvents(of: next)
         unheard.append(UnheardHandOff(session: next.session, sessionID: next.sessionID, before: before, events: events))
         return (true, [.activate(next.session)])
     }
@@ -366,7 +368,8 @@ struct QueueStateMachine<Session: QueueSession> {
                 // Failed while preloading: skipped like any failing item.
                 return actions + advance(from: keep.sessionID, final: keep.phase, make: make)
             }
-            return actions + announce(keep) + setState(keep.phase) + [.activate(keep.session)]
+            return actions + reportedEvents(of: keep).map(Action.send) + setState(keep.phase)
+                + [.activate(keep.session)]
         }
         let session = makeCurrent(item, startTime: startTime, make: make)
         return actions + [.applyVolume, .send(.currentItemChanged(index: index, item: item))]
@@ -404,7 +407,8 @@ struct QueueStateMachine<Session: QueueSession> {
             // (that would read as the end of the whole queue).
             return actions + advance(from: promoted.sessionID, final: promoted.phase, make: make)
         }
-        return actions + announce(promoted) + setState(promoted.phase) + [.activate(promoted.session)]
+        return actions + reportedEvents(of: promoted).map(Action.send) + setState(promoted.phase)
+            + [.activate(promoted.session)]
     }
 
     /// Opens the item after the current one, ahead of the current one's end; stops the sessions
@@ -457,13 +461,13 @@ struct QueueStateMachine<Session: QueueSession> {
         metadata = next.metadata
     }
 
-    /// What a promoted session had reported while preloaded.
-    private func announce(_ next: Preloaded) -> [Action] {
-        var actions: [Action] = []
-        if let format = next.format { actions.append(.send(.formatKnown(format))) }
-        if let duration = next.duration { actions.append(.send(.durationKnown(duration))) }
-        if let metadata = next.metadata { actions.append(.send(.metadata(metadata))) }
-        return actions
+    /// The events of what a promoted session had reported while preloaded.
+    private func reportedEvents(of next: Preloaded) -> [PlayerEvent] {
+        var events: [PlayerEvent] = []
+        if let format = next.format { events.append(.formatKnown(format)) }
+        if let duration = next.duration { events.append(.durationKnown(duration)) }
+        if let metadata = next.metadata { events.append(.metadata(metadata)) }
+        return events
     }
 
     private mutating func setState(_ newState: PlayerState) -> [Action] {
