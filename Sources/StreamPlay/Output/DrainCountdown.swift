@@ -3,9 +3,10 @@
 /// Once a PulseAudio stream's last audio is written, the latency the server reports stops
 /// shrinking at the sink's own part of it: the stream's read index cannot pass its write index,
 /// and the timing interpolation stops with it. A position read from that latency would stand
-/// still until the drain is acknowledged, then jump to the end. So from the drain's start, the latency read
-/// then is counted down while the stream plays (not while it is corked), and the sink reports
-/// the smaller of that and the server's figure.
+/// still until the drain is acknowledged, then jump to the end. So from the drain's start, what
+/// the stream still holds (the latency at the last write, less what played since, as the sink's
+/// `startDrainCountdown` reads it) is counted down while the stream plays (not while it is
+/// corked), and the sink reports the smaller of that and the server's figure.
 struct DrainCountdown: Sendable, Equatable {
     /// Seconds left when the countdown last stopped or started.
     private var seconds: Double
