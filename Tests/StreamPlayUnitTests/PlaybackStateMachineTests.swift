@@ -8,9 +8,12 @@ struct PlaybackStateMachineTests {
         var machine = PlaybackStateMachine()
         _ = machine.bytesArrived()
         _ = machine.firstAudioDecoded()
-        _ = machine.outputStarted()
+        machine.outputOpened(prebufferFrames: 100)
+        _ = machine.framesQueued(100)
         return machine
     }
+
+    static let start = ContinuousClock.now
 
     @Test("a track goes connecting, sniffing, prebuffering, playing, draining, ended; the listener sees four states")
     func wholeTrack() {
@@ -21,7 +24,10 @@ struct PlaybackStateMachineTests {
         #expect(machine.phase == .sniffing)
         #expect(machine.firstAudioDecoded() == [.report(.buffering)])
         #expect(machine.phase == .prebuffering)
-        #expect(machine.outputStarted() == [.startSink, .report(.playing)])
+        machine.outputOpened(prebufferFrames: 100)
+        #expect(machine.framesQueued(50) == [.reportBufferingProgress(0.5)])
+        #expect(machine.phase == .prebuffering)
+        #expect(machine.framesQueued(50) == [.reportBufferingProgress(1), .startSink, .report(.playing)])
         #expect(machine.phase == .playing)
         #expect(machine.drainBegan() == [], "draining is still playing to the listener")
         #expect(machine.phase == .draining)
@@ -41,13 +47,37 @@ struct PlaybackStateMachineTests {
         #expect(fresh.phase == .prebuffering)
     }
 
-    @Test("a starved input pauses the sink and shows buffering; the refill starts it again")
+    @Test("a starved input pauses the sink and shows buffering; the refill starts it again and is told")
     func rebuffer() {
         var machine = Self.playing()
-        #expect(machine.starved() == [.pauseSink, .report(.buffering)])
+        #expect(machine.inputStarving(spareFrames: 10, at: Self.start) == [], "audio is left above the threshold")
+        #expect(machine.inputStarving(spareFrames: 0, at: Self.start) == [.pauseSink, .report(.buffering)])
         #expect(machine.phase == .rebuffering)
-        #expect(machine.outputStarted() == [.startSink, .report(.playing)])
+        #expect(machine.refilled(at: Self.start + .milliseconds(1500))
+                == [.rebufferEnded(seconds: 1.5, told: true), .startSink, .report(.playing)])
         #expect(machine.phase == .playing)
+    }
+
+    @Test("a track shorter than the prebuffer starts output at its end, and only then drains")
+    func shortTrack() {
+        var machine = PlaybackStateMachine()
+        _ = machine.firstAudioDecoded()
+        machine.outputOpened(prebufferFrames: 100)
+        _ = machine.framesQueued(30)
+        #expect(machine.drainBegan() == [])
+        #expect(machine.phase == .prebuffering, "nothing drains before output starts")
+        #expect(machine.startOutput() == [.reportBufferingProgress(1), .startSink, .report(.playing)])
+        _ = machine.drainBegan()
+        #expect(machine.phase == .draining)
+    }
+
+    @Test("a seek during a rebuffer ends it untold; output waits for the new position's prebuffer")
+    func seekDuringRebuffer() {
+        var machine = Self.playing()
+        _ = machine.inputStarving(spareFrames: 0, at: Self.start)
+        #expect(machine.seekLanded(at: Self.start + .milliseconds(250)) == [.rebufferEnded(seconds: 0.25, told: false)])
+        #expect(machine.output.framesBeforeStart == 100)
+        #expect(machine.framesQueued(100) == [.reportBufferingProgress(1), .startSink, .report(.playing)])
     }
 
     @Test("pause corks the sink at once and overlays any phase; resume restarts only running output")
@@ -69,11 +99,13 @@ struct PlaybackStateMachineTests {
     func changesUnderPause() {
         var machine = PlaybackStateMachine()
         _ = machine.firstAudioDecoded()
+        machine.outputOpened(prebufferFrames: 10)
         _ = machine.pause()
-        #expect(machine.outputStarted() == [], "the prebuffer filled while paused: the sink waits for the resume")
+        #expect(machine.framesQueued(10) == [.reportBufferingProgress(1)],
+                "the prebuffer filled while paused: the sink waits for the resume")
         #expect(machine.phase == .playing)
-        #expect(machine.starved() == [.pauseSink])
-        #expect(machine.outputStarted() == [])
+        #expect(machine.inputStarving(spareFrames: 0, at: Self.start) == [.pauseSink])
+        #expect(machine.refilled(at: Self.start) == [.rebufferEnded(seconds: 0, told: true)])
         #expect(machine.resume() == [.startSink, .report(.playing)])
     }
 
@@ -86,8 +118,8 @@ struct PlaybackStateMachineTests {
         #expect(machine.state == .ended)
         #expect(machine.resume() == [], "nothing to resume")
         #expect(machine.pause() == [])
-        #expect(machine.outputStarted() == [])
-        #expect(machine.starved() == [])
+        #expect(machine.inputStarving(spareFrames: 0, at: Self.start) == [], "no pause after the end")
+        #expect(machine.refilled(at: Self.start) == [], "nor a refill told")
         #expect(machine.finished(.failed(.emptyStream(url: "x"))) == [], "the first end stands")
         #expect(machine.phase == .ended)
     }
@@ -96,12 +128,15 @@ struct PlaybackStateMachineTests {
     func seekDuringDrain() {
         var machine = Self.playing()
         _ = machine.drainBegan()
-        #expect(machine.seeked() == [])
+        #expect(machine.seekLanded(at: Self.start) == [])
         #expect(machine.phase == .playing)
+        #expect(machine.drainBegan() == [])
+        #expect(machine.phase == .playing, "output starts over at the new position before anything drains")
+        _ = machine.framesQueued(100)
         #expect(machine.drainBegan() == [])
         #expect(machine.phase == .draining)
         var playing = Self.playing()
-        #expect(playing.seeked() == [])
+        #expect(playing.seekLanded(at: Self.start) == [])
         #expect(playing.phase == .playing, "a seek while playing keeps playing")
     }
 

@@ -1,15 +1,16 @@
 /// When a track's audio is heard: output starts once the prebuffer is queued, pauses to refill
 /// when the input starves, and starts over after a seek.
 ///
-/// A value the decoder thread keeps; it takes what happened (frames queued, the sink's spare
+/// The output part of ``PlaybackStateMachine``, which turns its actions into its own; only the
+/// decoder thread's events change it. It takes what happened (frames queued, the sink's spare
 /// audio, the time) and returns what to do, so that the hysteresis is tested with a hand-made
 /// clock and no sink. How much a rebuffer refills is ``RefillPolicy``'s to say.
-struct OutputGate: Sendable {
+struct OutputGate: Sendable, Equatable {
     /// What the decoder thread carries out.
     enum Action: Equatable, Sendable {
-        /// Output starts (or resumes): ``PlaybackStateMachine/outputStarted()``.
+        /// Output starts (or resumes), unless the listener paused.
         case startSink
-        /// Pause the sink before it underflows: ``PlaybackStateMachine/starved()``.
+        /// Pause the sink before it underflows.
         case pauseSink
         /// The share of the prebuffer queued so far, 0 to 1.
         case progress(Double)
@@ -35,6 +36,9 @@ struct OutputGate: Sendable {
     private var lastProgressStep = -1
 
     var isRebuffering: Bool { rebufferingSince != nil }
+
+    /// Whether audio was queued in the sink since it opened (or output started).
+    var hasQueuedAudio: Bool { isStarted || framesBuffered > 0 }
 
     /// Whether the rebuffer under way is a first stall, in ``RefillPolicy``'s sense: the first
     /// since output started from its prebuffer, or one that began more than `settledAfter`

@@ -54,6 +54,10 @@ extension PlaybackSession {
                 case .machine(.startSink): sink.start()
                 case .machine(.pauseSink): sink.pause()
                 case .machine(.report(let state)): notifyPlayer(.state(state))
+                case .machine(.reportBufferingProgress(let fraction)): notifyPlayer(.bufferingProgress(fraction))
+                case .machine(.rebufferEnded(let seconds, let told)):
+                    countRebuffer(seconds)
+                    if told { notifyPlayer(.rebuffered(seconds)) }
                 case .report(let report): notifyPlayer(report)
                 }
             }
@@ -70,25 +74,9 @@ extension PlaybackSession {
     /// Whether the listener paused, as the decoder thread asks.
     var isPaused: Bool { commands.withEngineLock { $0.machine.isPaused } }
 
-    /// Carries out what the output gate decided: starting and starving go through the state
-    /// machine, which knows whether the listener paused.
-    func carryOut(_ actions: [OutputGate.Action]) {
-        for action in actions {
-            switch action {
-            case .startSink:
-                decide { $0.outputStarted() }
-            case .pauseSink:
-                decide { $0.starved() }
-            case .progress(let fraction):
-                report(.bufferingProgress(fraction))
-            case .rebuffered(let seconds):
-                countRebuffer(seconds)
-                report(.rebuffered(seconds))
-            case .rebufferAbandoned(let seconds):
-                countRebuffer(seconds)
-            }
-        }
-    }
+    /// The state machine's output gate as it stands. Only the decoder thread's events change
+    /// it, so what the decoder thread reads here holds until it changes it.
+    var output: OutputGate { commands.withEngineLock { $0.machine.output } }
 
     /// The play is over: `final` is what the listener is told last.
     func finish(_ final: PlaybackStateMachine.Phase) {

@@ -31,8 +31,6 @@ extension PlaybackSession {
         var pendingSeek: Double?
         /// The next audio chunk starts the timeline anew (after a seek).
         var rebase = true
-        /// When output starts, pauses to refill, and starts over.
-        var gate = OutputGate()
         var endFrame: Int?
         var durationReported = false
         /// The end of the track, once its last audio is decoded: what the decode loop carries

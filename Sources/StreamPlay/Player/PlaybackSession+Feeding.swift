@@ -206,12 +206,12 @@ extension PlaybackSession {
     /// and pauses it to refill rather than let the sound server underflow again and again.
     func awaitInput(decoder: any AudioDecoder, state: inout DecodeState) {
         var timeout = 0.5
-        if let format = decoder.format, state.gate.isStarted, !state.gate.isRebuffering, !state.searching,
+        let gate = output
+        if let format = decoder.format, gate.isStarted, !gate.isRebuffering, !state.searching,
            sink.isRealTime, !isPaused {
             let spare = sink.latencyFrames - format.frames(forSeconds: OutputGate.underrunThreshold)
-            let actions = state.gate.starving(spareFrames: spare, at: .now)
-            if !actions.isEmpty {
-                carryOut(actions)
+            decide { $0.inputStarving(spareFrames: spare, at: .now) }
+            if output.isRebuffering {
                 logger.debug("rebuffering", metadata: ["location": "\(location)"])
                 return
             }
@@ -225,7 +225,8 @@ extension PlaybackSession {
     /// Whether a rebuffer is over: enough input is buffered to play on without flapping (see
     /// ``RefillPolicy``), or the input has ended. Ends it then.
     func refilled(decoder: any AudioDecoder, state: inout DecodeState) -> Bool {
-        guard state.gate.isRebuffering else { return true }
+        let gate = output
+        guard gate.isRebuffering else { return true }
         // The refill reads nothing until it is done: what an earlier request left in the ring
         // (a seek restarted the input meanwhile) must not keep this one's bytes out.
         ring.discardOlderGenerations(than: state.generation)
@@ -234,12 +235,12 @@ extension PlaybackSession {
         let received = state.inputPosition + available
         let remaining = input.control.info?.totalLength.map { $0 - received }
         noteTransfer(state: &state, delivered: false)
-        // The transfer's rate on the input's clock (the gate below keeps the real one).
+        // The transfer's rate on the input's clock (the state machine keeps the real one).
         let linkRate = state.transferRate.bytesPerSecond(at: configuration.clock.now.inSeconds)
         let policy = RefillPolicy(standardRefill: configuration.rebufferRefill, prebuffer: configuration.prebuffer)
         let refill = policy.refillSeconds(bytesPerSecond: Double(bytesPerSecond), linkBytesPerSecond: linkRate,
                                           remainingBytes: remaining,
-                                          firstStall: state.gate.isFirstStall(settledAfter: RefillPolicy.settledAfter))
+                                          firstStall: gate.isFirstStall(settledAfter: RefillPolicy.settledAfter))
         let target = RefillPolicy.refillBytes(seconds: refill, bytesPerSecond: bytesPerSecond, ringCapacity: ring.capacity)
         guard available >= target
                 || input.control.outcome(of: state.generation) != nil
@@ -247,7 +248,7 @@ extension PlaybackSession {
         logger.debug("refilled", metadata: [
             "buffered": "\(available)", "target": "\(target)", "link": "\(linkRate.map { "\(Int($0)) B/s" } ?? "not measured yet")",
         ])
-        carryOut(state.gate.refilled(at: .now))
+        decide { $0.refilled(at: .now) }
         return true
     }
 
@@ -263,7 +264,7 @@ extension PlaybackSession {
     func restartInput(at offset: Int, state: inout DecodeState) {
         logger.trace("input restart", metadata: [
             "offset": "\(offset)", "generation": "\(state.generation + 1)", "ringHolds": "\(ring.available)",
-            "rebuffering": "\(state.gate.isRebuffering)",
+            "rebuffering": "\(output.isRebuffering)",
         ])
         beginGeneration(at: offset, state: &state)
         input.start(at: offset, generation: state.generation)

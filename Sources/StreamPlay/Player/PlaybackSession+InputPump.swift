@@ -40,7 +40,7 @@ extension PlaybackSession {
             while failure == nil {
                 if commandPending() { return .interrupted }
                 do throws(PlayerError) {
-                    if state.gate.isRebuffering, !state.searching,
+                    if session.output.isRebuffering, !state.searching,
                        !session.refilled(decoder: decoder, state: &state) {
                         session.wake.wait(timeout: 0.05)
                         continue

@@ -1,4 +1,4 @@
-// Decoded audio into the sink: opening it, the prebuffer and rebuffer through the output gate,
+// Decoded audio into the sink: opening it, the prebuffer and rebuffer through the state machine,
 // format switches, the end of the track and the gapless hand-off.
 
 extension PlaybackSession {
@@ -24,8 +24,7 @@ extension PlaybackSession {
         state.attached = true
         sampleRate.store(format.sampleRate, ordering: .releasing)
         report(.format(format))
-        // Never more than half what the sink queues while stopped, or it could never start.
-        state.gate.opened(prebufferFrames: prebufferFrames(format))
+        commands.withEngineLock { $0.machine.outputOpened(prebufferFrames: prebufferFrames(format)) }
         return true
     }
 
@@ -51,7 +50,7 @@ extension PlaybackSession {
     func switchFormat(from previous: AudioFormat, to format: AudioFormat,
                               state: inout DecodeState) throws(PlayerError) {
         guard previous != format else { return }
-        if state.gate.isStarted {
+        if output.isStarted {
             // Interrupted by a seek or a stop, which start the output over anyway.
             _ = try sink.drain()
         }
@@ -65,7 +64,7 @@ extension PlaybackSession {
         state.rebase = false
         report(.format(format))
         // The new stream is corked: it starts like a track, once its prebuffer is written.
-        state.gate.opened(prebufferFrames: prebufferFrames(format))
+        commands.withEngineLock { $0.machine.outputOpened(prebufferFrames: prebufferFrames(format)) }
         if let length, length > 0 {
             state.endFrame = format.frames(forSeconds: startTime + length)
         }
@@ -106,12 +105,12 @@ extension PlaybackSession {
                 reachedEnd = true
             }
         }
-        if let framesBeforeStart = state.gate.framesBeforeStart {
+        if let framesBeforeStart = output.framesBeforeStart {
             // Write up to the prebuffer target, start output, then write the rest: a stopped
             // sink that fills up would otherwise block before it was ever started.
             let toTarget = min(framesBeforeStart * format.bytesPerFrame, bytes.count)
             guard try write(UnsafeRawBufferPointer(rebasing: bytes[..<toTarget]), format: format) else { return false }
-            carryOut(state.gate.queued(frames: toTarget / format.bytesPerFrame))
+            decide { $0.framesQueued(toTarget / format.bytesPerFrame) }
             bytes = UnsafeRawBufferPointer(rebasing: bytes[toTarget...])
         }
         guard try write(bytes, format: format) else { return false }
@@ -157,9 +156,9 @@ extension PlaybackSession {
     ///   cut it short and the decode loop takes it first.
     func finishPlayback(state: inout DecodeState) throws(PlayerError) -> Bool {
         while true {
-            if state.gate.isStarted { decide { $0.drainBegan() } }
+            decide { $0.drainBegan() }
             let facts = TrackEnding.Facts(
-                attached: state.attached, outputStarted: state.gate.isStarted,
+                attached: state.attached, outputStarted: output.isStarted,
                 pausedOnRealTimeSink: isPaused && sink.isRealTime, formatKnown: state.format != nil,
                 nearingEndReported: state.nearingEndReported, canHandOff: handOff != nil)
             switch state.ending.next(facts) {
@@ -167,7 +166,7 @@ extension PlaybackSession {
                 if case .failed(let error) = final { throw error }
                 return true
             case .startOutput:
-                carryOut(state.gate.start())
+                decide { $0.startOutput() }
             case .waitForResume:
                 // Interruptible: a resume, a seek or a stop signals `wake`.
                 wake.wait(timeout: 0.25)

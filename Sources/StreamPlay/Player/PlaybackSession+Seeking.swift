@@ -33,7 +33,7 @@ extension PlaybackSession {
             state.bytesFed = 0
             state.sniffed = []
             state.pendingSeek = target
-            carryOut(state.gate.restart(at: .now))
+            decide { $0.outputRestarted(at: .now) }
             state.rebase = true
             return
         }
@@ -78,12 +78,11 @@ extension PlaybackSession {
     /// rebuffer ends, and output starts again once the new position is prebuffered.
     func land(at frame: Int, format: AudioFormat, state: inout DecodeState) {
         if state.attached { sink.flush() }
-        carryOut(state.gate.restart(at: .now))
+        decide { $0.seekLanded(at: .now) }
         baseFrame.store(frame, ordering: .releasing)
         framesWritten.store(0, ordering: .releasing)
         state.rebase = true
         state.ending.cancel()
-        decide { $0.seeked() }
         report(.seeked(format.seconds(forFrames: frame)))
     }
 }

@@ -321,7 +321,7 @@ final class PlaybackSession: QueueSession, @unchecked Sendable {
                 stopRequested: stop, pendingSeek: state.pendingSeek, formatKnown: decoder.format != nil,
                 pausedOnFasterThanRealTimeSink: paused && !sink.isRealTime,
                 inputInfoWaiting: !state.infoApplied && input.control.info != nil,
-                ending: state.ending.isEnding, rebuffering: state.gate.isRebuffering)
+                ending: state.ending.isEnding, rebuffering: output.isRebuffering)
             switch DecodeTurn.next(facts) {
             case .stop:
                 return .stopped
@@ -418,7 +418,7 @@ final class PlaybackSession: QueueSession, @unchecked Sendable {
             let facts = TrackEndPlanner.Facts(
                 bytesInRing: ring.available(generation: state.generation),
                 bytesHeldForSniffing: state.sniffed?.isEmpty == false, formatKnown: decoder.format != nil,
-                bytesFed: state.bytesFed, audioQueued: state.gate.isStarted || state.gate.framesBuffered > 0,
+                bytesFed: state.bytesFed, audioQueued: output.hasQueuedAudio,
                 url: location.description)
             try follow(TrackEndPlanner.inputEnded(end, facts: facts), state: &state)
         case .finished:

@@ -1,10 +1,12 @@
 /// Where one play of one track is, with pause as an overlay: events in, actions out.
 ///
 /// A value that ``PlaybackSession`` keeps under its commands lock. The decoder thread tells it
-/// what happened to the track (first bytes, the input's facts, first audio, output started,
-/// input starved, the drain, the end) and control threads tell it pause, resume and seek; it
-/// answers with what to carry out: start or pause the sink, which ``PlayerState`` the listener
-/// is told, whether a seek is taken, refused (a live stream) or needs a new play. The session
+/// what happened to the track (first bytes, the input's facts, first audio, frames queued, the
+/// input starving or refilled, a seek landed, the drain, the end) and control threads tell it
+/// pause, resume and seek; it answers with what to carry out: start or pause the sink, which
+/// ``PlayerState``, buffering progress and rebuffers the listener is told, whether a seek is
+/// taken, refused (a live stream) or needs a new play. When output starts and pauses to refill
+/// is its ``output`` gate's to decide (``OutputGate``). The session
 /// carries the actions out after releasing the lock, in the order they were decided (see
 /// ``PlaybackSession/decide(_:)``). No threads, no sink, no clock: tested on its own.
 ///
@@ -66,6 +68,11 @@ struct PlaybackStateMachine: Sendable, Equatable {
         case pauseSink
         /// Tell the listener this state.
         case report(PlayerState)
+        /// Tell the listener how much of the prebuffer is queued, 0 to 1.
+        case reportBufferingProgress(Double)
+        /// A rebuffer ended after this many seconds: counted in the play's statistics, and told
+        /// to the listener unless a seek cut it short (`told` is then `false`).
+        case rebufferEnded(seconds: Double, told: Bool)
     }
 
     private(set) var phase: Phase = .connecting
@@ -99,19 +106,21 @@ struct PlaybackStateMachine: Sendable, Equatable {
         return told()
     }
 
-    /// The input is done and output runs: the sink plays out what it holds.
+    /// The input is done: once output runs, the sink plays out what it holds.
     mutating func drainBegan() -> [Action] {
-        guard phase == .playing else { return [] }
+        guard phase == .playing, output.isStarted else { return [] }
         phase = .draining
         return told()
     }
 
-    /// A seek landed: a drain under way is called off (output goes on at the new position once
-    /// it is prebuffered; the listener keeps seeing what it saw).
-    mutating func seeked() -> [Action] {
-        guard phase == .draining else { return [] }
+    /// A seek landed: a drain under way is called off, and output starts over once the new
+    /// position is prebuffered (a rebuffer under way ends without a report); the listener
+    /// keeps seeing what it saw.
+    mutating func seekLanded(at now: ContinuousClock.Instant) -> [Action] {
+        let actions = follow(output.restart(at: now))
+        guard phase == .draining else { return actions }
         phase = .playing
-        return told()
+        return actions + told()
     }
 
     /// The play is over: `final` is one of the final phases, told to the listener even while
@@ -124,14 +133,14 @@ struct PlaybackStateMachine: Sendable, Equatable {
 
     /// Output may start (the prebuffer is queued, or a rebuffer refilled): the sink starts
     /// unless the listener paused, and the phase becomes ``Phase/playing``.
-    mutating func outputStarted() -> [Action] {
+    private mutating func outputStarted() -> [Action] {
         guard !phase.isFinal else { return [] }
         phase = .playing
         return (isPaused ? [] : [.startSink]) + told()
     }
 
     /// The input ran dry while output runs: the sink pauses until it refills.
-    mutating func starved() -> [Action] {
+    private mutating func starved() -> [Action] {
         guard !phase.isFinal else { return [] }
         phase = .rebuffering
         return [.pauseSink] + told()
@@ -149,6 +158,63 @@ struct PlaybackStateMachine: Sendable, Equatable {
         guard isPaused, !phase.isFinal else { return [] }
         isPaused = false
         return (sinkRuns ? [.startSink] : []) + told()
+    }
+
+    // MARK: Output
+
+    /// When output starts, pauses to refill, and starts over. Only the decoder thread's events
+    /// change it; the machine turns what it decides into its own actions, so that a prebuffer
+    /// that fills while the listener paused leaves the sink paused.
+    private(set) var output = OutputGate()
+
+    /// A (new) stream opened in the sink: output waits for `prebufferFrames` of it.
+    mutating func outputOpened(prebufferFrames: Int) {
+        output.opened(prebufferFrames: prebufferFrames)
+    }
+
+    /// `frames` were queued before output started: progress, and output starts once the
+    /// prebuffer is full.
+    mutating func framesQueued(_ frames: Int) -> [Action] {
+        follow(output.queued(frames: frames))
+    }
+
+    /// Output starts now, full prebuffer or not (the input ended first).
+    mutating func startOutput() -> [Action] {
+        follow(output.start())
+    }
+
+    /// The input ran dry while a real-time sink plays, with `spareFrames` of audio above
+    /// ``OutputGate/underrunThreshold`` left in it: at zero or less, the sink pauses to refill.
+    mutating func inputStarving(spareFrames: Int, at now: ContinuousClock.Instant) -> [Action] {
+        follow(output.starving(spareFrames: spareFrames, at: now))
+    }
+
+    /// Enough input is buffered again (or the input ended): output resumes.
+    mutating func refilled(at now: ContinuousClock.Instant) -> [Action] {
+        follow(output.refilled(at: now))
+    }
+
+    /// The decoder starts over from the beginning (to seek again from there): output starts
+    /// over once the audio is prebuffered again.
+    mutating func outputRestarted(at now: ContinuousClock.Instant) -> [Action] {
+        follow(output.restart(at: now))
+    }
+
+    /// The machine's actions for what the output gate decided, in its order; none once the
+    /// play is over.
+    private mutating func follow(_ decided: [OutputGate.Action]) -> [Action] {
+        guard !phase.isFinal else { return [] }
+        var actions: [Action] = []
+        for action in decided {
+            switch action {
+            case .startSink: actions += outputStarted()
+            case .pauseSink: actions += starved()
+            case .progress(let fraction): actions.append(.reportBufferingProgress(fraction))
+            case .rebuffered(let seconds): actions.append(.rebufferEnded(seconds: seconds, told: true))
+            case .rebufferAbandoned(let seconds): actions.append(.rebufferEnded(seconds: seconds, told: false))
+            }
+        }
+        return actions
     }
 
     // MARK: Seeks
