@@ -15,6 +15,16 @@ struct PlaybackStateMachineTests {
 
     static let start = ContinuousClock.now
 
+    /// The ending's facts of a track whose end was told near, with no next track.
+    static let lastTrack = PlaybackStateMachine.EndingFacts(
+        attached: true, sinkIsRealTime: true, formatKnown: true, nearingEndReported: true, canHandOff: false)
+
+    /// The last audio is decoded: the actions that come with the ending's first step.
+    static func beginEnding(_ machine: inout PlaybackStateMachine) -> [PlaybackStateMachine.Action] {
+        machine.lastAudioDecoded()
+        return machine.nextEndingStep(lastTrack).1
+    }
+
     @Test("a track goes connecting, sniffing, prebuffering, playing, draining, ended; the listener sees four states")
     func wholeTrack() {
         var machine = PlaybackStateMachine()
@@ -29,7 +39,7 @@ struct PlaybackStateMachineTests {
         #expect(machine.phase == .prebuffering)
         #expect(machine.framesQueued(50) == [.reportBufferingProgress(1), .startSink, .report(.playing)])
         #expect(machine.phase == .playing)
-        #expect(machine.drainBegan() == [], "draining is still playing to the listener")
+        #expect(Self.beginEnding(&machine) == [], "draining is still playing to the listener")
         #expect(machine.phase == .draining)
         #expect(machine.finished(.ended) == [.report(.ended)])
         #expect(machine.phase == .ended)
@@ -58,16 +68,16 @@ struct PlaybackStateMachineTests {
         #expect(machine.phase == .playing)
     }
 
-    @Test("a track shorter than the prebuffer starts output at its end, and only then drains")
+    @Test("a track shorter than the prebuffer starts output at its end, then drains")
     func shortTrack() {
         var machine = PlaybackStateMachine()
         _ = machine.firstAudioDecoded()
         machine.outputOpened(prebufferFrames: 100)
         _ = machine.framesQueued(30)
-        #expect(machine.drainBegan() == [])
-        #expect(machine.phase == .prebuffering, "nothing drains before output starts")
-        #expect(machine.startOutput() == [.reportBufferingProgress(1), .startSink, .report(.playing)])
-        _ = machine.drainBegan()
+        machine.lastAudioDecoded()
+        let (step, actions) = machine.nextEndingStep(Self.lastTrack)
+        #expect(step == .drainSink)
+        #expect(actions == [.reportBufferingProgress(1), .startSink, .report(.playing)])
         #expect(machine.phase == .draining)
     }
 
@@ -113,7 +123,8 @@ struct PlaybackStateMachineTests {
     func finalUnderPause() {
         var machine = Self.playing()
         _ = machine.pause()
-        _ = machine.drainBegan()
+        _ = Self.beginEnding(&machine)
+        #expect(machine.phase == .draining)
         #expect(machine.finished(.ended) == [.report(.ended)])
         #expect(machine.state == .ended)
         #expect(machine.resume() == [], "nothing to resume")
@@ -127,14 +138,14 @@ struct PlaybackStateMachineTests {
     @Test("a seek calls a drain off without changing what the listener sees")
     func seekDuringDrain() {
         var machine = Self.playing()
-        _ = machine.drainBegan()
+        _ = Self.beginEnding(&machine)
+        #expect(machine.phase == .draining)
+        #expect(machine.seek(to: 5) == .accepted)
+        #expect(machine.nextTurn(.init(formatKnown: true)) == .seek(to: 5), "the seek comes before the ending")
         #expect(machine.seekLanded(at: Self.start) == [])
         #expect(machine.phase == .playing)
-        #expect(machine.drainBegan() == [])
-        #expect(machine.phase == .playing, "output starts over at the new position before anything drains")
-        _ = machine.framesQueued(100)
-        #expect(machine.drainBegan() == [])
-        #expect(machine.phase == .draining)
+        #expect(!machine.ending.isEnding, "the ending is called off")
+        #expect(machine.nextTurn(.init(formatKnown: true)) == .decode)
         var playing = Self.playing()
         #expect(playing.seekLanded(at: Self.start) == [])
         #expect(playing.phase == .playing, "a seek while playing keeps playing")
@@ -190,13 +201,13 @@ struct PlaybackStateMachineTests {
     func shownTarget() {
         var machine = Self.playing()
         _ = machine.seek(to: 10)
-        #expect(machine.takeSeek() == 10)
-        #expect(machine.takeSeek() == nil, "a seek is taken once")
+        #expect(machine.nextTurn(.init(formatKnown: true)) == .seek(to: 10))
+        #expect(machine.nextTurn(.init(formatKnown: true)) == .decode, "a seek is taken once")
         #expect(machine.shownSeekTarget == 10, "taken, not carried out yet")
         _ = machine.seek(to: 20)
         machine.seekCarriedOut()
         #expect(machine.shownSeekTarget == 20, "the seek to 10 is done, the one to 20 waits")
-        #expect(machine.takeSeek() == 20)
+        #expect(machine.nextTurn(.init(formatKnown: true)) == .seek(to: 20))
         machine.seekCarriedOut()
         #expect(machine.shownSeekTarget == nil)
     }

@@ -2,9 +2,10 @@
 /// seek, a pause on a sink that does not wait for real time, the input's response, the end of
 /// the track, a refill), the one thing it does now; decoding when nothing is.
 ///
-/// The loop reads the facts at the top of each turn, carries out the step, and starts the next
-/// turn, so that the order in which these win over one another is a value, tested with no
-/// decoder, input, sink or thread. What each step then does is decided by its own planner:
+/// ``PlaybackStateMachine/nextTurn(_:)`` asks it at the top of each turn, with the facts the
+/// machine holds and those the loop gathers; the loop carries out the step and starts the next
+/// turn. So the order in which these win over one another is a value, tested with no decoder,
+/// input, sink or thread. What each step then does is decided by its own planner:
 /// ``SeekPlanner`` for a seek, ``TrackEnding`` for the end, ``RefillPolicy`` and ``OutputGate``
 /// for a refill, ``TrackEndPlanner`` for an input that ended while decoding.
 enum DecodeTurn {

@@ -28,14 +28,10 @@ extension PlaybackSession {
         /// The thread reading an ID3v1 tag by a Range request, beside the playback; joined
         /// before the track's end is reported.
         var trailingTagReader: EngineThread?
-        var pendingSeek: Double?
         /// The next audio chunk starts the timeline anew (after a seek).
         var rebase = true
         var endFrame: Int?
         var durationReported = false
-        /// The end of the track, once its last audio is decoded: what the decode loop carries
-        /// out instead of decoding.
-        var ending = TrackEnding()
         /// A seek is searching inside a decoder that reads its input itself: libavformat's
         /// bisection of a FLAC without a seek table or of an Ogg, one Range restart per step.
         /// The audio still queued may run out meanwhile; that must not start a rebuffer, whose

@@ -150,23 +150,27 @@ extension PlaybackSession {
         min(format.frames(forSeconds: configuration.prebuffer), sink.queueCapacityFrames / 2)
     }
 
-    /// Carries out the track's ending (``TrackEnding``), step by step: output started if it
-    /// never was, the pause waited out, the sink offered to the next track, the drain.
+    /// Carries out the track's ending, step by step, as the state machine decides it
+    /// (``PlaybackStateMachine/nextEndingStep(_:)``): the pause waited out, the sink offered to
+    /// the next track, the drain.
     /// - Returns: `true` when the play is over (ended, or handed off), `false` when a command
     ///   cut it short and the decode loop takes it first.
     func finishPlayback(state: inout DecodeState) throws(PlayerError) -> Bool {
         while true {
-            decide { $0.drainBegan() }
-            let facts = TrackEnding.Facts(
-                attached: state.attached, outputStarted: output.isStarted,
-                pausedOnRealTimeSink: isPaused && sink.isRealTime, formatKnown: state.format != nil,
+            let facts = PlaybackStateMachine.EndingFacts(
+                attached: state.attached, sinkIsRealTime: sink.isRealTime, formatKnown: state.format != nil,
                 nearingEndReported: state.nearingEndReported, canHandOff: handOff != nil)
-            switch state.ending.next(facts) {
+            let step = decide { commands -> (TrackEnding.Step, [Effect]) in
+                let (step, actions) = commands.machine.nextEndingStep(facts)
+                return (step, actions.map(Effect.machine))
+            }
+            switch step {
             case .finish(let final):
                 if case .failed(let error) = final { throw error }
                 return true
             case .startOutput:
-                decide { $0.startOutput() }
+                // The state machine starts output itself before it answers.
+                continue
             case .waitForResume:
                 // Interruptible: a resume, a seek or a stop signals `wake`.
                 wake.wait(timeout: 0.25)
@@ -182,10 +186,10 @@ extension PlaybackSession {
                 }
             case .drainSink:
                 guard try sink.drain() else {
-                    state.ending.drainInterrupted()
+                    commands.withEngineLock { $0.machine.drainInterrupted() }
                     return false
                 }
-                if case .failed(let error) = state.ending.drained() { throw error }
+                if case .failed(let error) = commands.withEngineLock({ $0.machine.drained() }) { throw error }
                 return true
             }
         }

@@ -3,7 +3,6 @@
 extension PlaybackSession {
     func performSeek(to target: Double, format: AudioFormat, decoder: any AudioDecoder,
                              state: inout DecodeState) throws(PlayerError) {
-        state.pendingSeek = nil
         defer {
             commands.withEngineLock { $0.machine.seekCarriedOut() }
         }
@@ -32,8 +31,7 @@ extension PlaybackSession {
             restartInput(at: 0, state: &state)
             state.bytesFed = 0
             state.sniffed = []
-            state.pendingSeek = target
-            decide { $0.outputRestarted(at: .now) }
+            decide { $0.seekRestartsFromStart(to: target, at: .now) }
             state.rebase = true
             return
         }
@@ -82,7 +80,6 @@ extension PlaybackSession {
         baseFrame.store(frame, ordering: .releasing)
         framesWritten.store(0, ordering: .releasing)
         state.rebase = true
-        state.ending.cancel()
         report(.seeked(format.seconds(forFrames: frame)))
     }
 }

@@ -59,8 +59,9 @@ final class PlaybackSession: QueueSession, @unchecked Sendable {
     /// What the thread reading an ID3v1 tag's Range request sleeps on: a stop signals it.
     let tagReaderWakeUp = WakeUpSignal()
     let commands = Mutex(Commands())
-    /// Bumped after every change to `commands`, so that the decoder thread takes the lock only
-    /// when there is something new (not once per buffer).
+    /// Bumped after every command (a seek, a pause or resume, a stop), so that the input pump,
+    /// which runs once per feed inside a decoder that reads its input itself, takes the lock
+    /// only when there is something new.
     let commandVersion = Atomic<Int>(0)
     let ring: ByteRing
     /// Made on the decoder thread once the location is known to be audio (not a playlist).
@@ -285,7 +286,7 @@ final class PlaybackSession: QueueSession, @unchecked Sendable {
         var state = DecodeState()
         // The tag's event, if one is on its way, comes before the end the caller reports.
         defer { state.trailingTagReader?.join() }
-        state.pendingSeek = startTime > 0 ? startTime : nil
+        commands.withEngineLock { $0.machine.decodingBegan(startTime: startTime) }
         input.start(at: 0, generation: state.generation)
 
         let inputBuffer = UnsafeMutableRawBufferPointer.allocate(byteCount: MPG123Decoder.feedSize, alignment: 16)
@@ -300,29 +301,18 @@ final class PlaybackSession: QueueSession, @unchecked Sendable {
         let pcm = UnsafeMutableRawBufferPointer.allocate(byteCount: pcmSize, alignment: 16)
         defer { pcm.deallocate() }
 
-        var seenVersion = -1
-        var stop = false
-        var paused = false
         while true {
             // A preloaded session waiting for its turn must not clear an interrupt meant for the
             // session that writes into the shared sink.
             if activated.load(ordering: .acquiring) && !handedOff.load(ordering: .acquiring) { sink.clearInterrupt() }
-            let version = commandVersion.load(ordering: .acquiring)
-            if version != seenVersion {
-                seenVersion = version
-                let (stopRequested, target, isPaused) = commands.withEngineLock { commands in
-                    (commands.stopRequested, commands.machine.takeSeek(), commands.machine.isPaused)
-                }
-                stop = stopRequested
-                paused = isPaused
-                if let target { state.pendingSeek = target; state.ending.suspend() }
+            var facts = PlaybackStateMachine.TurnFacts(
+                formatKnown: decoder.format != nil, sinkIsRealTime: sink.isRealTime,
+                inputInfoWaiting: !state.infoApplied && input.control.info != nil)
+            let step = commands.withEngineLock { commands in
+                facts.stopRequested = commands.stopRequested
+                return commands.machine.nextTurn(facts)
             }
-            let facts = DecodeTurn.Facts(
-                stopRequested: stop, pendingSeek: state.pendingSeek, formatKnown: decoder.format != nil,
-                pausedOnFasterThanRealTimeSink: paused && !sink.isRealTime,
-                inputInfoWaiting: !state.infoApplied && input.control.info != nil,
-                ending: state.ending.isEnding, rebuffering: output.isRebuffering)
-            switch DecodeTurn.next(facts) {
+            switch step {
             case .stop:
                 return .stopped
             case .seek(let target):
@@ -377,7 +367,7 @@ final class PlaybackSession: QueueSession, @unchecked Sendable {
             }
             reportDuration(decoder: decoder, state: &state)
             reportTags(decoder: decoder, state: &state)
-            if state.pendingSeek == nil { baseFrame.store(0, ordering: .releasing) }
+            if commands.withEngineLock({ $0.machine.pendingSeek }) == nil { baseFrame.store(0, ordering: .releasing) }
             decide { $0.firstAudioDecoded() }
         case .tagsChanged:
             // Reported as the stream's first audio goes to the sink, not when it was demuxed.
@@ -400,7 +390,7 @@ final class PlaybackSession: QueueSession, @unchecked Sendable {
                 state.discardBeforeFrame = nil
             }
             if try deliver(pcm: chunk, firstFrame: firstFrame, format: format, state: &state) {
-                state.ending.begin()
+                commands.withEngineLock { $0.machine.lastAudioDecoded() }
             }
         case .needMore:
             if try feed(decoder, buffer: inputBuffer, state: &state) {
@@ -432,8 +422,8 @@ final class PlaybackSession: QueueSession, @unchecked Sendable {
     func follow(_ verdict: TrackEndPlanner.Verdict, state: inout DecodeState) throws(PlayerError) {
         switch verdict {
         case .decodeRest: return
-        case .drain: state.ending.begin()
-        case .drainThenFail(let error): state.ending.begin(failure: error)
+        case .drain: commands.withEngineLock { $0.machine.lastAudioDecoded() }
+        case .drainThenFail(let error): commands.withEngineLock { $0.machine.lastAudioDecoded(failure: error) }
         case .fail(let error): throw error
         }
     }

@@ -107,16 +107,17 @@ struct PlaybackStateMachine: Sendable, Equatable {
     }
 
     /// The input is done: once output runs, the sink plays out what it holds.
-    mutating func drainBegan() -> [Action] {
+    private mutating func drainBegan() -> [Action] {
         guard phase == .playing, output.isStarted else { return [] }
         phase = .draining
         return told()
     }
 
-    /// A seek landed: a drain under way is called off, and output starts over once the new
-    /// position is prebuffered (a rebuffer under way ends without a report); the listener
-    /// keeps seeing what it saw.
+    /// A seek landed: the ending (and a drain under way) is called off, and output starts over
+    /// once the new position is prebuffered (a rebuffer under way ends without a report); the
+    /// listener keeps seeing what it saw.
     mutating func seekLanded(at now: ContinuousClock.Instant) -> [Action] {
+        ending.cancel()
         let actions = follow(output.restart(at: now))
         guard phase == .draining else { return actions }
         phase = .playing
@@ -194,12 +195,6 @@ struct PlaybackStateMachine: Sendable, Equatable {
         follow(output.refilled(at: now))
     }
 
-    /// The decoder starts over from the beginning (to seek again from there): output starts
-    /// over once the audio is prebuffered again.
-    mutating func outputRestarted(at now: ContinuousClock.Instant) -> [Action] {
-        follow(output.restart(at: now))
-    }
-
     /// The machine's actions for what the output gate decided, in its order; none once the
     /// play is over.
     private mutating func follow(_ decided: [OutputGate.Action]) -> [Action] {
@@ -251,10 +246,12 @@ struct PlaybackStateMachine: Sendable, Equatable {
         return .accepted
     }
 
-    /// The decoder thread takes the seek asked for, if any.
-    mutating func takeSeek() -> Double? {
-        defer { seekTarget = nil }
-        return seekTarget
+    /// The decoder starts over from the beginning to reach `target` (it cannot seek back):
+    /// the seek is carried out again once the format is known, and output starts over once
+    /// the audio there is prebuffered.
+    mutating func seekRestartsFromStart(to target: Double, at now: ContinuousClock.Instant) -> [Action] {
+        pendingSeek = target
+        return follow(output.restart(at: now))
     }
 
     /// The decoder thread carried out (or refused) the seek it took: the position is the
@@ -266,6 +263,100 @@ struct PlaybackStateMachine: Sendable, Equatable {
     /// The input's facts came: a live stream refuses seeks from now on.
     mutating func inputInfo(isEndless: Bool) {
         isLive = isEndless
+    }
+
+    // MARK: The decoder thread's turns and the track's end
+
+    /// A seek the decoder thread took (or the play's start time), waiting for the decoder's
+    /// format to be carried out.
+    private(set) var pendingSeek: Double?
+    /// The end of the track, once its last audio is decoded.
+    private(set) var ending = TrackEnding()
+
+    /// What the decoder thread knows at the top of a turn; the machine knows the rest (a seek,
+    /// the pause, the ending, a rebuffer).
+    struct TurnFacts: Sendable, Equatable {
+        /// The player asked this play to stop.
+        var stopRequested = false
+        /// The decoder knows the audio's format.
+        var formatKnown = false
+        /// The sink plays in real time (PulseAudio), unlike a file or the null sink.
+        var sinkIsRealTime = true
+        /// The input's response arrived and was not applied yet.
+        var inputInfoWaiting = false
+    }
+
+    /// The decoder thread begins decoding an input (a playlist's next entry, after one that
+    /// played nothing): from `startTime`, with output and the ending as new.
+    mutating func decodingBegan(startTime: Double) {
+        pendingSeek = startTime > 0 ? startTime : nil
+        output = OutputGate()
+        ending = TrackEnding()
+    }
+
+    /// The one thing the decoder thread does in this turn (``DecodeTurn``). A seek the
+    /// listener asked for is taken here, suspending an ending under way; a seek step hands
+    /// its target over.
+    mutating func nextTurn(_ facts: TurnFacts) -> DecodeTurn.Step {
+        if let target = seekTarget {
+            seekTarget = nil
+            pendingSeek = target
+            ending.suspend()
+        }
+        let step = DecodeTurn.next(DecodeTurn.Facts(
+            stopRequested: facts.stopRequested, pendingSeek: pendingSeek, formatKnown: facts.formatKnown,
+            pausedOnFasterThanRealTimeSink: isPaused && !facts.sinkIsRealTime,
+            inputInfoWaiting: facts.inputInfoWaiting, ending: ending.isEnding, rebuffering: output.isRebuffering))
+        if case .seek = step { pendingSeek = nil }
+        return step
+    }
+
+    /// The last audio the track will have is decoded (the input ended, the decoder finished,
+    /// or the requested length was reached): play it out, then end, or fail with `failure`.
+    mutating func lastAudioDecoded(failure: PlayerError? = nil) {
+        ending.begin(failure: failure)
+    }
+
+    /// What the decoder thread knows at a step of the ending; the machine knows whether output
+    /// started and whether the listener paused.
+    struct EndingFacts: Sendable, Equatable {
+        /// The sink was opened for this track's audio.
+        var attached: Bool
+        /// The sink plays in real time: draining it while paused would wait for the resume.
+        var sinkIsRealTime: Bool
+        /// The audio's format is known.
+        var formatKnown: Bool
+        /// The player was told the end is near.
+        var nearingEndReported: Bool
+        /// A next track can be offered the sink.
+        var canHandOff: Bool
+    }
+
+    /// The ending's next step (``TrackEnding``) for the decoder thread to carry out, and the
+    /// actions before it: output that never started starts here (the track was shorter than
+    /// the prebuffer), and a drain under way shows as ``Phase/draining``.
+    mutating func nextEndingStep(_ facts: EndingFacts) -> (TrackEnding.Step, [Action]) {
+        var actions: [Action] = []
+        while true {
+            actions += drainBegan()
+            let step = ending.next(TrackEnding.Facts(
+                attached: facts.attached, outputStarted: output.isStarted,
+                pausedOnRealTimeSink: isPaused && facts.sinkIsRealTime, formatKnown: facts.formatKnown,
+                nearingEndReported: facts.nearingEndReported, canHandOff: facts.canHandOff))
+            guard step == .startOutput else { return (step, actions) }
+            actions += startOutput()
+        }
+    }
+
+    /// A command (pause, seek, stop) cut the drain short: the next step begins again.
+    mutating func drainInterrupted() {
+        ending.drainInterrupted()
+    }
+
+    /// The sink played everything out: how the play ends (``Phase/ended``, or the input's
+    /// failure).
+    func drained() -> Phase {
+        ending.drained()
     }
 
     /// The listener's state, if it differs from what was last told.

@@ -2,12 +2,13 @@
 /// (the input ended, the decoder finished, or the requested length was reached), what is queued
 /// is played out or handed to the next track, and the play ends.
 ///
-/// A value the decoder thread keeps in its ``PlaybackSession/DecodeState``. At each turn it takes
-/// the facts and returns the one step to carry out, so that the order (start output that never
-/// started, wait out a pause, tell the player the end is near, offer the sink to the next track,
-/// drain, then end or fail) is tested with no sink, no thread and no clock. Which inputs end a
-/// track, and how, is ``TrackEndPlanner``'s to say; where the play is for the listener is
-/// ``PlaybackStateMachine``'s (its ``PlaybackStateMachine/Phase/draining``).
+/// Part of ``PlaybackStateMachine``, which asks it for each step of the ending
+/// (``PlaybackStateMachine/nextEndingStep(_:)``). It takes the facts and returns the one step
+/// to carry out, so that the order (start output that never started, wait out a pause, tell
+/// the player the end is near, offer the sink to the next track, drain, then end or fail) is
+/// tested with no sink, no thread and no clock. Which inputs end a track, and how, is
+/// ``TrackEndPlanner``'s to say; where the play is for the listener is the machine's (its
+/// ``PlaybackStateMachine/Phase/draining``).
 struct TrackEnding: Sendable, Equatable {
     /// What the decoder thread carries out next.
     enum Step: Sendable, Equatable {
