@@ -11,7 +11,7 @@ extension PlaybackSession {
     /// should have played, then looks again, so the report comes within a few milliseconds of
     /// the join being heard. While paused the tail does not shrink, and it looks every 50 ms.
     func watchFirstAudio() {
-        while !commands.withEngineLock({ $0.stopRequested }) {
+        while !isStopRequested {
             guard attached.load(ordering: .acquiring), framesWritten.load(ordering: .acquiring) > 0,
                   let tail = secondsBeforeFirstAudio else {
                 firstAudioWake.wait(timeout: 0.01)

@@ -8,7 +8,7 @@ extension PlaybackSession {
         if !activated.load(ordering: .acquiring) {
             waitingFormat.withEngineLock { $0 = format }
             while !activated.load(ordering: .acquiring) {
-                if commands.withEngineLock({ $0.stopRequested }) { return false }
+                if isStopRequested { return false }
                 wake.wait(timeout: 0.1)
             }
         }

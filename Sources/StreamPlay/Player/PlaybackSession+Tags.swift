@@ -33,7 +33,7 @@ extension PlaybackSession {
             // Joined before the track's end is reported (decodeLoop), so the event never
             // follows the end.
             state.trailingTagReader = EngineThread(name: "sp-id3v1") { [self] in
-                let stopped = { self.commands.withEngineLock { $0.stopRequested } }
+                let stopped = { self.isStopRequested }
                 let trailer = TrailingBytesReader.remote(url, totalLength: total, count: ID3v1TagReader.trailerSize,
                                                          configuration: configuration, wakeUp: tagReaderWakeUp,
                                                          shouldStop: stopped)

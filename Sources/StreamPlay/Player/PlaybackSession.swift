@@ -67,7 +67,7 @@ final class PlaybackSession: QueueSession, @unchecked Sendable {
     /// Made on the decoder thread once the location is known to be audio (not a playlist).
     var input: (any InputSource)!
     /// What ``input`` reads (one entry of a playlist). Decoder thread only.
-    var playingSource: Source?
+    var playingSource: PlaybackSource?
     let thread = Mutex<EngineThread?>(nil)
     /// `false` while the session is preloaded as the next track: it connects and decodes its
     /// first audio, but leaves the sink (which the playing track owns) alone until activated.
@@ -124,7 +124,7 @@ final class PlaybackSession: QueueSession, @unchecked Sendable {
     /// Starts the decoder thread; it starts the input. Does nothing once stopped.
     func start() {
         thread.withEngineLock { thread in
-            guard thread == nil, !commands.withEngineLock({ $0.stopRequested }) else { return }
+            guard thread == nil, !isStopRequested else { return }
             thread = EngineThread(name: "sp-decoder") { [self] in run() }
         }
     }
@@ -134,7 +134,7 @@ final class PlaybackSession: QueueSession, @unchecked Sendable {
         activated.store(true, ordering: .releasing)
         wake.signal()
         firstAudioWatch.withEngineLock { watch in
-            guard watch == nil, !commands.withEngineLock({ $0.stopRequested }) else { return }
+            guard watch == nil, !isStopRequested else { return }
             watch = EngineThread(name: "sp-first-audio") { [self] in watchFirstAudio() }
         }
     }
@@ -176,6 +176,9 @@ final class PlaybackSession: QueueSession, @unchecked Sendable {
         thread.withEngineLock { $0 }?.join()
         firstAudioWatch.withEngineLock { $0 }?.join()
     }
+
+    /// Whether the play was asked to stop.
+    var isStopRequested: Bool { commands.withEngineLock { $0.stopRequested } }
 
     /// Whether this session may use the sink: it opened it and has not handed it over.
     var ownsSink: Bool {
@@ -243,7 +246,9 @@ final class PlaybackSession: QueueSession, @unchecked Sendable {
         // session: the playing track has the sink, already open.
         if activated.load(ordering: .acquiring) { sink.prepare() }
         let result = Result { () throws(PlayerError) -> PlaybackStateMachine.Phase in
-            let candidates = try resolveSources()
+            let candidates = try PlaybackSourceResolver(
+                location: location, configuration: configuration, urlRefresher: urlRefresher, wakeUp: wake,
+                isStopped: { [self] in isStopRequested }).resolve()
             var lastError: PlayerError?
             for candidate in candidates {
                 input = makeInput(for: candidate)
@@ -254,7 +259,7 @@ final class PlaybackSession: QueueSession, @unchecked Sendable {
                     // A playlist entry that does not play before any audio was heard: try the next.
                     input.stop()
                     lastError = error
-                    if framesWritten.load(ordering: .relaxed) > 0 || commands.withEngineLock({ $0.stopRequested }) { throw error }
+                    if framesWritten.load(ordering: .relaxed) > 0 || isStopRequested { throw error }
                     ring.reset()
                 }
             }
@@ -269,7 +274,7 @@ final class PlaybackSession: QueueSession, @unchecked Sendable {
                 sink.flush()
             }
             finish(final == .ended && handedOff.load(ordering: .acquiring) ? .handedOff : final)
-        case .failure where commands.withEngineLock({ $0.stopRequested }):
+        case .failure where isStopRequested:
             // Whatever failed while stopping (an interrupted connection) is part of the stop.
             if ownsSink { sink.flush() }
             finish(.stopped)

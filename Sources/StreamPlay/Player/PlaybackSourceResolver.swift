@@ -2,40 +2,31 @@ import FoundationEssentials
 #if canImport(Glibc)
 import Glibc
 #endif
-// What a location stands for: the audio itself, an HLS stream, or the entries of a playlist,
-// and the input that reads it.
 
-extension PlaybackSession {
-    /// What a session can read: a file or URL of audio, or an HLS media playlist.
-    enum Source {
-        case media(MediaLocation)
-        case hls(url: String, playlist: HLSMediaPlaylist)
-    }
+/// What a play can read: a file or URL of audio, or an HLS media playlist.
+enum PlaybackSource {
+    case media(MediaLocation)
+    case hls(url: String, playlist: HLSMediaPlaylist)
+}
 
-    /// Starts the input for `source`: libcurl for URLs, a file reader for paths, the segment
-    /// reader for HLS.
-    func makeInput(for source: Source) -> any InputSource {
-        let wake = self.wake
-        let control = InputControl { wake.signal() }
-        let onReconnect: @Sendable () -> Void = { [weak self] in self?.reconnects.add(1, ordering: .relaxed) }
-        switch source {
-        case .media(.remote(let url)):
-            let report = self.notifyPlayer
-            return CurlInputSource(url: url, ring: ring, control: control, configuration: configuration,
-                                   urlRefresher: urlRefresher, onReconnect: onReconnect,
-                                   onMetadata: { metadata in report(.metadata(metadata)) })
-        case .media(.file(let path)):
-            return FileInputSource(path: path, ring: ring, control: control)
-        case .hls(let url, let playlist):
-            return HLSInputSource(playlistURL: url, playlist: playlist, ring: ring, control: control,
-                                  configuration: configuration, urlRefresher: urlRefresher, onReconnect: onReconnect)
-        }
-    }
+/// What a location stands for: itself; an HLS stream (.m3u8); or the entries of a playlist
+/// (.m3u, .pls), of which the first that answers with audio plays. Radio sites list several
+/// servers; later ones are fallbacks.
+///
+/// Runs on the decoder thread before any input exists. A remote playlist is fetched through
+/// ``ResourceFetcher``; every wait (for the network, or for a URL refresher) sleeps on
+/// `wakeUp` and ends when `isStopped` turns true.
+struct PlaybackSourceResolver {
+    let location: MediaLocation
+    let configuration: PlayerConfiguration
+    let urlRefresher: URLRefresher?
+    /// What the decoder thread sleeps on while it waits; a stop signals it.
+    let wakeUp: ThreadSignal
+    /// Whether the play was stopped meanwhile.
+    let isStopped: () -> Bool
 
-    /// What `location` stands for: itself; an HLS stream (.m3u8); or the entries of a playlist
-    /// (.m3u, .pls), of which the first that answers with audio plays. Radio sites list several
-    /// servers; later ones are fallbacks.
-    func resolveSources() throws(PlayerError) -> [Source] {
+    /// The sources to try, in order.
+    func resolve() throws(PlayerError) -> [PlaybackSource] {
         let text: String
         let base: String
         switch location {
@@ -72,29 +63,27 @@ extension PlaybackSession {
 
     /// The playlist at `url`; a signed URL refused as expired (403, 410) is replaced by the
     /// refresher's answer once.
-    func fetchTextRenewing(_ url: inout String) throws(PlayerError) -> Data {
+    private func fetchTextRenewing(_ url: inout String) throws(PlayerError) -> Data {
         do {
             return try fetchText(url)
         } catch {
             guard let status = error.status, status == 403 || status == 410, let urlRefresher,
                   let fresh = BlockingURLRefresher(refresh: urlRefresher, clock: configuration.clock).freshURL(
-                      replacing: url, timeout: configuration.urlRefreshTimeout, wakeUp: WakeUpSignal(wake),
-                      shouldStop: { commands.withEngineLock { $0.stopRequested } })
+                      replacing: url, timeout: configuration.urlRefreshTimeout, wakeUp: WakeUpSignal(wakeUp),
+                      shouldStop: isStopped)
             else { throw error }
             url = fresh
             return try fetchText(url)
         }
     }
 
-    func fetchText(_ url: String) throws(PlayerError) -> Data {
-        try ResourceFetcher.fetch(url, configuration: configuration, wakeUp: WakeUpSignal(wake)) { [self] in
-            commands.withEngineLock { $0.stopRequested }
-        }
+    private func fetchText(_ url: String) throws(PlayerError) -> Data {
+        try ResourceFetcher.fetch(url, configuration: configuration, wakeUp: WakeUpSignal(wakeUp), shouldStop: isStopped)
     }
 
     /// The media playlist to play for an HLS URL: the playlist itself, or the variant of a master
     /// playlist chosen by its codecs and bandwidth.
-    func resolveHLS(url: String, text: String) throws(PlayerError) -> Source {
+    private func resolveHLS(url: String, text: String) throws(PlayerError) -> PlaybackSource {
         var mediaURL = url
         var parsed = try HLSPlaylistParser.parse(text, url: url)
         if case .master(let variants) = parsed {
@@ -107,12 +96,14 @@ extension PlaybackSession {
         guard case .media(let playlist) = parsed else {
             throw .invalidPlaylist(url: location.description, reason: "the chosen variant is a master playlist too")
         }
-        logger.debug("HLS", metadata: ["playlist": "\(RedactedURL.describe(mediaURL))",
-                                       "segments": "\(playlist.segments.count)", "live": "\(!playlist.isComplete)"])
+        configuration.logger.debug("HLS", metadata: [
+            "playlist": "\(RedactedURL.describe(mediaURL))", "segments": "\(playlist.segments.count)",
+            "live": "\(!playlist.isComplete)",
+        ])
         return .hls(url: mediaURL, playlist: playlist)
     }
 
-    func entries(_ text: String, kind: PlaylistParser.Kind, base: String) throws(PlayerError) -> [MediaLocation] {
+    private func entries(_ text: String, kind: PlaylistParser.Kind, base: String) throws(PlayerError) -> [MediaLocation] {
         let locations = PlaylistParser.entries(of: text, kind: kind, base: base).compactMap { try? MediaLocation(parsing: $0) }
         guard !locations.isEmpty else {
             throw .notAudio(url: location.description, reason: "the playlist has no playable entry")

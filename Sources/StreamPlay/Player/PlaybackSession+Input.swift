@@ -1,0 +1,23 @@
+// The input that reads what a location stands for (see `PlaybackSourceResolver`).
+
+extension PlaybackSession {
+    /// Starts the input for `source`: libcurl for URLs, a file reader for paths, the segment
+    /// reader for HLS.
+    func makeInput(for source: PlaybackSource) -> any InputSource {
+        let wake = self.wake
+        let control = InputControl { wake.signal() }
+        let onReconnect: @Sendable () -> Void = { [weak self] in self?.reconnects.add(1, ordering: .relaxed) }
+        switch source {
+        case .media(.remote(let url)):
+            let report = self.notifyPlayer
+            return CurlInputSource(url: url, ring: ring, control: control, configuration: configuration,
+                                   urlRefresher: urlRefresher, onReconnect: onReconnect,
+                                   onMetadata: { metadata in report(.metadata(metadata)) })
+        case .media(.file(let path)):
+            return FileInputSource(path: path, ring: ring, control: control)
+        case .hls(let url, let playlist):
+            return HLSInputSource(playlistURL: url, playlist: playlist, ring: ring, control: control,
+                                  configuration: configuration, urlRefresher: urlRefresher, onReconnect: onReconnect)
+        }
+    }
+}
