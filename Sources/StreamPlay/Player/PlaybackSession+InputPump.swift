@@ -1,21 +1,17 @@
 // The session's feeding, run from inside a decoder that reads its input itself (FFmpeg).
 
 extension PlaybackSession {
-    /// Feeds a pulling decoder from the ring, with the same code (``feed(_:buffer:state:)``)
-    /// and the same waiting (``awaitInput(decoder:state:)``) as the decode loop.
+    /// Feeds a pulling decoder from the ring, with the same code (``DecoderFeed/feed()``) and
+    /// the same waiting (``awaitInput(decoder:state:)``) as the decode loop.
     final class InputPump: DecoderInputPump {
         unowned let session: PlaybackSession
         let state: DecodeState
-        let buffer: UnsafeMutableRawBufferPointer
         unowned let decoder: DecoderChoice
-        /// A failure met while feeding, thrown by the decode loop once the decoder returns.
-        var failure: PlayerError?
 
-        init(session: PlaybackSession, state: DecodeState, buffer: UnsafeMutableRawBufferPointer, decoder: DecoderChoice) {
+        init(session: PlaybackSession, state: DecodeState) {
             self.session = session
             self.state = state
-            self.buffer = buffer
-            self.decoder = decoder
+            self.decoder = state.feed.decoder
         }
 
         /// The command version last seen with no stop and no seek pending: until it changes,
@@ -36,33 +32,32 @@ extension PlaybackSession {
         }
 
         func pumpInput() -> InputPumpResult {
-            var state = self.state
-            while failure == nil {
+            let feed = state.feed
+            while feed.pumpFailure == nil {
                 if commandPending() { return .interrupted }
                 do throws(PlayerError) {
                     if session.output.isRebuffering, !state.searching,
-                       !session.refilled(decoder: decoder, state: &state) {
+                       !session.refilled(decoder: decoder, state: state) {
                         session.wake.wait(timeout: 0.05)
                         continue
                     }
-                    let fedBefore = state.bytesFed
-                    if try session.feed(decoder, buffer: buffer, state: &state) {
-                        if state.bytesFed > fedBefore { return .fed }
+                    let fedBefore = feed.bytesFed
+                    if try feed.feed() {
+                        if feed.bytesFed > fedBefore { return .fed }
                         continue
                     }
                 } catch {
-                    failure = error
+                    feed.pumpFailure = error
                     break
                 }
-                let generation = state.generation
-                switch session.input.control.outcome(of: generation) {
+                switch feed.outcome {
                 case nil:
-                    session.awaitInput(decoder: decoder, state: &state)
+                    session.awaitInput(decoder: decoder, state: state)
                 case .finished?:
-                    if session.ring.available(generation: generation) > 0 { continue }
+                    if feed.buffered > 0 { continue }
                     return .ended
                 case .failed?:
-                    if session.ring.available(generation: generation) > 0 { continue }
+                    if feed.buffered > 0 { continue }
                     return .failed
                 }
             }
@@ -70,21 +65,7 @@ extension PlaybackSession {
         }
 
         func repositionInput(to offset: Int) {
-            var state = self.state
-            let generation = state.generation
-            let plan = SeekPlanner.bytePlan(offset: offset, inputPosition: state.inputPosition,
-                                            buffered: session.ring.available(generation: generation),
-                                            supportsRanges: inputIsSeekable,
-                                            inputFinished: session.input.control.outcome(of: generation) != nil)
-            switch plan {
-            case .skip(let to):
-                state.skipTo = to == state.inputPosition ? nil : to
-            case .restart(let at):
-                session.restartInput(at: at, state: &state)
-            case .restartFromStart(let skipTo):
-                session.restartInput(at: 0, state: &state)
-                state.skipTo = skipTo
-            }
+            state.feed.reposition(to: offset, supportsRanges: inputIsSeekable)
         }
 
         var inputIsSeekable: Bool {

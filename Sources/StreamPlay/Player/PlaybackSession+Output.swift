@@ -4,7 +4,7 @@
 extension PlaybackSession {
     /// Opens the sink for the first audio. A preloaded session first waits, its first audio
     /// decoded, until it is activated. Returns `false` when stopped while waiting.
-    func attach(format: AudioFormat, state: inout DecodeState) throws(PlayerError) -> Bool {
+    func attach(format: AudioFormat, state: DecodeState) throws(PlayerError) -> Bool {
         if !activated.load(ordering: .acquiring) {
             waitingFormat.withEngineLock { $0 = format }
             while !activated.load(ordering: .acquiring) {
@@ -30,15 +30,15 @@ extension PlaybackSession {
 
     /// Tells the player, once, when the track's end is near enough to open the next one (see
     /// ``TrackEndPlanner/isNearingEnd(secondsToLength:bytesLeft:bytesPerSecond:)``).
-    func checkNearingEnd(decoder: any AudioDecoder, state: inout DecodeState) {
+    func checkNearingEnd(decoder: any AudioDecoder, state: DecodeState) {
         guard !state.nearingEndReported, state.attached, let format = state.format else { return }
         let secondsToLength = state.endFrame.map { endFrame in
             let current = baseFrame.load(ordering: .relaxed) + framesWritten.load(ordering: .relaxed)
             return format.seconds(forFrames: max(endFrame - current, 0))
         }
-        let complete = input.control.outcome(of: state.generation) == .finished
+        let complete = state.feed.outcome == .finished
         guard TrackEndPlanner.isNearingEnd(secondsToLength: secondsToLength,
-                                           bytesLeft: complete ? ring.available(generation: state.generation) : nil,
+                                           bytesLeft: complete ? state.feed.buffered : nil,
                                            bytesPerSecond: decoder.bytesPerSecond) else { return }
         state.nearingEndReported = true
         report(.nearingEnd)
@@ -48,7 +48,7 @@ extension PlaybackSession {
     /// plays out the old audio, reopens in the new format, and the timeline goes on at the new
     /// rate; in the same format, audio simply goes on.
     func switchFormat(from previous: AudioFormat, to format: AudioFormat,
-                              state: inout DecodeState) throws(PlayerError) {
+                              state: DecodeState) throws(PlayerError) {
         guard previous != format else { return }
         if output.isStarted {
             // Interrupted by a seek or a stop, which start the output over anyway.
@@ -79,7 +79,7 @@ extension PlaybackSession {
         }
     }
 
-    func reportDuration(decoder: any AudioDecoder, state: inout DecodeState) {
+    func reportDuration(decoder: any AudioDecoder, state: DecodeState) {
         guard let total = decoder.totalFrames, let format = decoder.format else { return }
         state.durationReported = true
         report(.duration(format.seconds(forFrames: total)))
@@ -88,7 +88,7 @@ extension PlaybackSession {
     /// Hands decoded audio to the sink and starts output once the prebuffer is full.
     /// Returns `true` when the requested length has been reached.
     func deliver(pcm: UnsafeRawBufferPointer, firstFrame: Int, format: AudioFormat,
-                         state: inout DecodeState) throws(PlayerError) -> Bool {
+                         state: DecodeState) throws(PlayerError) -> Bool {
         if state.rebase {
             state.rebase = false
             baseFrame.store(firstFrame, ordering: .releasing)
@@ -155,7 +155,7 @@ extension PlaybackSession {
     /// the next track, the drain.
     /// - Returns: `true` when the play is over (ended, or handed off), `false` when a command
     ///   cut it short and the decode loop takes it first.
-    func finishPlayback(state: inout DecodeState) throws(PlayerError) -> Bool {
+    func finishPlayback(state: DecodeState) throws(PlayerError) -> Bool {
         while true {
             let facts = PlaybackStateMachine.EndingFacts(
                 attached: state.attached, sinkIsRealTime: sink.isRealTime, formatKnown: state.format != nil,

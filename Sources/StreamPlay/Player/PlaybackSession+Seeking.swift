@@ -2,7 +2,7 @@
 
 extension PlaybackSession {
     func performSeek(to target: Double, format: AudioFormat, decoder: any AudioDecoder,
-                             state: inout DecodeState) throws(PlayerError) {
+                             state: DecodeState) throws(PlayerError) {
         defer {
             commands.withEngineLock { $0.machine.seekCarriedOut() }
         }
@@ -11,7 +11,7 @@ extension PlaybackSession {
             return
         }
         if let playlist = input.segmentedPlaylist {
-            try seekSegment(in: playlist, to: target, format: format, decoder: decoder, state: &state)
+            try seekSegment(in: playlist, to: target, format: format, decoder: decoder, state: state)
             return
         }
         var frame = format.frames(forSeconds: target)
@@ -28,53 +28,39 @@ extension PlaybackSession {
         guard let (landed, inputOffset) = seeked else {
             // The decoder started over: from the beginning, then this seek again.
             if state.attached { sink.flush() }
-            restartInput(at: 0, state: &state)
-            state.bytesFed = 0
-            state.sniffed = []
+            state.feed.startOver()
             decide { $0.seekRestartsFromStart(to: target, at: .now) }
             state.rebase = true
             return
         }
-        land(at: landed, format: format, state: &state)
+        land(at: landed, format: format, state: state)
         // A decoder that reads its input itself has moved it already.
         guard let offset = inputOffset else {
             logger.debug("seek", metadata: ["target": "\(target)", "landed": "\(landed)"])
             return
         }
 
-        let plan = SeekPlanner.bytePlan(offset: offset, inputPosition: state.inputPosition,
-                                        buffered: ring.available(generation: state.generation),
-                                        supportsRanges: input.control.info?.supportsRanges ?? false,
-                                        inputFinished: input.control.outcome(of: state.generation) != nil)
-        switch plan {
-        case .skip(let to):
-            state.skipTo = to
-        case .restart(let at):
-            restartInput(at: at, state: &state)
-        case .restartFromStart(let skipTo):
-            restartInput(at: 0, state: &state)
-            state.skipTo = skipTo
-        }
+        state.feed.reposition(to: offset, supportsRanges: input.control.info?.supportsRanges ?? false)
         logger.debug("seek", metadata: ["target": "\(target)", "landed": "\(landed)", "offset": "\(offset)"])
     }
 
     /// Seeks an HLS stream: from the start of a segment, decoding and dropping audio up to the
     /// target (see ``SeekPlanner/segmentPlan(in:to:format:samplesPerFrame:)``).
     func seekSegment(in playlist: HLSMediaPlaylist, to target: Double, format: AudioFormat,
-                             decoder: any AudioDecoder, state: inout DecodeState) throws(PlayerError) {
+                             decoder: any AudioDecoder, state: DecodeState) throws(PlayerError) {
         let plan = SeekPlanner.segmentPlan(in: playlist, to: target, format: format, samplesPerFrame: decoder.samplesPerFrame)
         let (index, startFrame, targetFrame) = (plan.segmentIndex, plan.startFrame, plan.targetFrame)
-        beginGeneration(at: 0, state: &state)
-        input.start(atSegment: index, generation: state.generation)
+        state.feed.beginGeneration(at: 0)
+        input.start(atSegment: index, generation: state.feed.generation)
         try decoder.restart(atByte: 0, frame: startFrame)
         state.discardBeforeFrame = targetFrame
-        land(at: targetFrame, format: format, state: &state)
+        land(at: targetFrame, format: format, state: state)
         logger.debug("segment seek", metadata: ["target": "\(target)", "segment": "\(index)"])
     }
 
     /// A seek reached `frame`: what the sink holds is dropped, the timeline starts there, a
     /// rebuffer ends, and output starts again once the new position is prebuffered.
-    func land(at frame: Int, format: AudioFormat, state: inout DecodeState) {
+    func land(at frame: Int, format: AudioFormat, state: DecodeState) {
         if state.attached { sink.flush() }
         decide { $0.seekLanded(at: .now) }
         baseFrame.store(frame, ordering: .releasing)

@@ -10,9 +10,9 @@ extension PlaybackSession {
     /// ffmpeg's MP3 demuxer reasons). Over HTTP it costs a Range request, which runs on a thread
     /// of its own: the first audio never waits for a tag, and the one event comes when the
     /// request is answered (at most ``TrailingBytesReader/timeout`` later), before the track's end.
-    func reportTags(decoder: any AudioDecoder, state: inout DecodeState) {
-        var names = (state.heldTags ?? StreamMetadata(title: nil)).filling(from: decoder.tags)
-        state.heldTags = nil
+    func reportTags(decoder: any AudioDecoder, state: DecodeState) {
+        var names = (state.feed.heldTags ?? StreamMetadata(title: nil)).filling(from: decoder.tags)
+        state.feed.heldTags = nil
         if let gain = decoder.replayGain {
             names.replayGain = gain
             logger.debug("replaygain", metadata: ["source": "\(gain.source.rawValue)", "scope": "\(gain.scope.rawValue)",

@@ -97,10 +97,6 @@ final class PlaybackSession: QueueSession, @unchecked Sendable {
     let rebufferMilliseconds = Atomic<Int>(0)
     let reconnects = Atomic<Int>(0)
 
-    /// Bytes held for ``ContentSniffer``, or fed without the decoder finding a frame, beyond any
-    /// ID3v2 tag, before the input is declared not to be audio.
-    static let sniffLimit = 256 * 1024
-
     /// - Parameters:
     ///   - preload: start as the next track: decode the first audio, then wait for ``activate()``.
     ///   - handOff: see ``handOff``.
@@ -288,17 +284,22 @@ final class PlaybackSession: QueueSession, @unchecked Sendable {
     /// The loop of the decoder thread. Returns `.ended`, or `.stopped` when stopped.
     func decodeLoop() throws(PlayerError) -> PlaybackStateMachine.Phase {
         let decoder = try makeDecoder()
-        var state = DecodeState()
+        let inputBuffer = UnsafeMutableRawBufferPointer.allocate(byteCount: MPG123Decoder.feedSize, alignment: 16)
+        defer { inputBuffer.deallocate() }
+        let feed = DecoderFeed(
+            ring: ring, input: input, decoder: decoder, buffer: inputBuffer, url: location.description,
+            configuration: configuration,
+            timelineFrame: { [self] in baseFrame.load(ordering: .relaxed) + framesWritten.load(ordering: .relaxed) },
+            firstBytesArrived: { [self] in decide { $0.bytesArrived() } })
+        let state = DecodeState(feed: feed)
         // The tag's event, if one is on its way, comes before the end the caller reports.
         defer { state.trailingTagReader?.join() }
         commands.withEngineLock { $0.machine.decodingBegan(startTime: startTime) }
-        input.start(at: 0, generation: state.generation)
+        input.start(at: 0, generation: feed.generation)
 
-        let inputBuffer = UnsafeMutableRawBufferPointer.allocate(byteCount: MPG123Decoder.feedSize, alignment: 16)
-        defer { inputBuffer.deallocate() }
-        let pump = InputPump(session: self, state: state, buffer: inputBuffer, decoder: decoder)
-        state.pump = pump
-        // The state and an FFmpeg decoder hold the pump without owning it: it must outlive the
+        let pump = InputPump(session: self, state: state)
+        feed.pump = pump
+        // The feed and an FFmpeg decoder hold the pump without owning it: it must outlive the
         // loop, which an optimised build would not otherwise guarantee after its last use here.
         defer { withExtendedLifetime(pump) {} }
         // Whatever the decoder chosen, its chunks fit (mpg123's are smaller than FFmpeg's).
@@ -322,25 +323,25 @@ final class PlaybackSession: QueueSession, @unchecked Sendable {
                 return .stopped
             case .seek(let target):
                 guard let format = decoder.format else { continue }
-                try performSeek(to: target, format: format, decoder: decoder, state: &state)
+                try performSeek(to: target, format: format, decoder: decoder, state: state)
             case .waitWhilePaused:
                 wake.wait(timeout: 1)
             case .applyInputInfo:
                 guard let info = input.control.info else { continue }
-                try apply(info, decoder: decoder, state: &state)
+                try apply(info, decoder: decoder, state: state)
             case .endTrack:
-                if try finishPlayback(state: &state) { return .ended }
+                if try finishPlayback(state: state) { return .ended }
             case .refill:
-                if !refilled(decoder: decoder, state: &state) { wake.wait(timeout: 0.05) }
+                if !refilled(decoder: decoder, state: state) { wake.wait(timeout: 0.05) }
             case .decode:
-                if let end = try decodeNext(decoder, into: pcm, inputBuffer: inputBuffer, state: &state) { return end }
+                if let end = try decodeNext(decoder, into: pcm, state: state) { return end }
             }
         }
     }
 
     /// Applies the input's response, once: its content type must be audio; its length goes to
     /// the decoder and its duration to the player.
-    private func apply(_ info: InputInfo, decoder: DecoderChoice, state: inout DecodeState) throws(PlayerError) {
+    private func apply(_ info: InputInfo, decoder: DecoderChoice, state: DecodeState) throws(PlayerError) {
         state.infoApplied = true
         commands.withEngineLock { $0.machine.inputInfo(isEndless: info.isEndless) }
         try checkContentType(info)
@@ -356,22 +357,22 @@ final class PlaybackSession: QueueSession, @unchecked Sendable {
     /// ``TrackEndPlanner`` makes of that). Returns the play's end when it ended here: stopped
     /// while the sink opened.
     private func decodeNext(_ decoder: DecoderChoice, into pcm: UnsafeMutableRawBufferPointer,
-                            inputBuffer: UnsafeMutableRawBufferPointer,
-                            state: inout DecodeState) throws(PlayerError) -> PlaybackStateMachine.Phase? {
-        switch try decode(decoder, into: pcm, inputBuffer: inputBuffer, state: &state) {
+                            state: DecodeState) throws(PlayerError) -> PlaybackStateMachine.Phase? {
+        let feed = state.feed
+        switch try feed.decode(into: pcm) {
         case .formatChanged:
             guard let format = decoder.format else { return nil }
             if let previous = state.format {
                 // A new stream within the input (an HLS discontinuity).
-                try switchFormat(from: previous, to: format, state: &state)
+                try switchFormat(from: previous, to: format, state: state)
                 return nil
             }
             state.format = format
             if let length, length > 0 {
                 state.endFrame = format.frames(forSeconds: startTime + length)
             }
-            reportDuration(decoder: decoder, state: &state)
-            reportTags(decoder: decoder, state: &state)
+            reportDuration(decoder: decoder, state: state)
+            reportTags(decoder: decoder, state: state)
             if commands.withEngineLock({ $0.machine.pendingSeek }) == nil { baseFrame.store(0, ordering: .releasing) }
             decide { $0.firstAudioDecoded() }
         case .tagsChanged:
@@ -380,9 +381,9 @@ final class PlaybackSession: QueueSession, @unchecked Sendable {
         case .audio(let byteCount, let decodedFrame):
             guard let format = decoder.format else { return nil }
             if !state.attached {
-                guard try attach(format: format, state: &state) else { return .stopped }
+                guard try attach(format: format, state: state) else { return .stopped }
             }
-            if !state.durationReported { reportDuration(decoder: decoder, state: &state) }
+            if !state.durationReported { reportDuration(decoder: decoder, state: state) }
             var chunk = UnsafeRawBufferPointer(rebasing: pcm[..<byteCount])
             var firstFrame = decodedFrame
             if let target = state.discardBeforeFrame {
@@ -394,37 +395,37 @@ final class PlaybackSession: QueueSession, @unchecked Sendable {
                 firstFrame = frame
                 state.discardBeforeFrame = nil
             }
-            if try deliver(pcm: chunk, firstFrame: firstFrame, format: format, state: &state) {
+            if try deliver(pcm: chunk, firstFrame: firstFrame, format: format, state: state) {
                 commands.withEngineLock { $0.machine.lastAudioDecoded() }
             }
         case .needMore:
-            if try feed(decoder, buffer: inputBuffer, state: &state) {
-                checkNearingEnd(decoder: decoder, state: &state)
+            if try feed.feed() {
+                checkNearingEnd(decoder: decoder, state: state)
                 return nil
             }
             let end: TrackEndPlanner.InputEnd
-            switch input.control.outcome(of: state.generation) {
+            switch feed.outcome {
             case nil:
-                awaitInput(decoder: decoder, state: &state)
+                awaitInput(decoder: decoder, state: state)
                 return nil
             case .finished?: end = .finished
             case .failed(let error)?: end = .failed(error)
             }
             let facts = TrackEndPlanner.Facts(
-                bytesInRing: ring.available(generation: state.generation),
-                bytesHeldForSniffing: state.sniffed?.isEmpty == false, formatKnown: decoder.format != nil,
-                bytesFed: state.bytesFed, audioQueued: output.hasQueuedAudio,
+                bytesInRing: feed.buffered,
+                bytesHeldForSniffing: feed.sniffed?.isEmpty == false, formatKnown: decoder.format != nil,
+                bytesFed: feed.bytesFed, audioQueued: output.hasQueuedAudio,
                 url: location.description)
-            try follow(TrackEndPlanner.inputEnded(end, facts: facts), state: &state)
+            try follow(TrackEndPlanner.inputEnded(end, facts: facts), state: state)
         case .finished:
             try follow(TrackEndPlanner.decoderFinished(formatKnown: decoder.format != nil, url: location.description),
-                       state: &state)
+                       state: state)
         }
         return nil
     }
 
     /// Carries out what ``TrackEndPlanner`` decided about the end of the input.
-    func follow(_ verdict: TrackEndPlanner.Verdict, state: inout DecodeState) throws(PlayerError) {
+    func follow(_ verdict: TrackEndPlanner.Verdict, state: DecodeState) throws(PlayerError) {
         switch verdict {
         case .decodeRest: return
         case .drain: commands.withEngineLock { $0.machine.lastAudioDecoded() }
@@ -434,7 +435,7 @@ final class PlaybackSession: QueueSession, @unchecked Sendable {
     }
 
     /// The decoder for this track: libmpg123 until the sniffer sees another container (see
-    /// ``sniff(_:decoder:state:)``).
+    /// ``DecoderFeed/sniff(_:)``).
     func makeDecoder() throws(PlayerError) -> DecoderChoice {
         DecoderChoice(try MPG123Decoder(replayGain: configuration.replayGain))
     }
