@@ -73,11 +73,14 @@ struct QueueTests {
         let log = EventLog(player)
         let base = try TestEnvironment.http()
         player.play(try names.map { try MediaLocation(parsing: "\(base)/\($0)") })
-        // What a player's display would show, every 10 ms through the join.
+        // What a player's display would show, every 10 ms through the join. The properties are
+        // read one after the other: a reading that the switch to the next item came in the
+        // middle of (the index read before it differs from the index read after) is not kept.
         var shown: [(index: Int?, position: Double?, duration: Double?, announced: Int)] = []
         let deadline = ContinuousClock.now + .seconds(60)
         while !player.state.isFinal, ContinuousClock.now < deadline {
-            shown.append((player.currentIndex, player.position, player.duration, Self.currentItems(log).count))
+            let reading = (player.currentIndex, player.position, player.duration, Self.currentItems(log).count)
+            if player.currentIndex == reading.0 { shown.append(reading) }
             try await Task.sleep(for: .milliseconds(10))
         }
         #expect(player.state == .ended)

@@ -12,7 +12,7 @@ extension PlaybackSession {
     /// the join being heard. While paused the tail does not shrink, and it looks every 50 ms.
     func watchFirstAudio() {
         while !isStopRequested {
-            guard attached.load(ordering: .acquiring), framesWritten.load(ordering: .acquiring) > 0,
+            guard attached.load(ordering: .acquiring), timeline.hasWritten,
                   let tail = secondsBeforeFirstAudio else {
                 firstAudioWake.wait(timeout: 0.01)
                 continue

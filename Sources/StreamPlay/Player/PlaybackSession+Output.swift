@@ -22,7 +22,7 @@ extension PlaybackSession {
         try sink.open(format: format)
         attached.store(true, ordering: .releasing)
         state.attached = true
-        sampleRate.store(format.sampleRate, ordering: .releasing)
+        timeline.opened(sampleRate: format.sampleRate)
         report(.format(format))
         commands.withEngineLock { $0.machine.outputOpened(prebufferFrames: prebufferFrames(format)) }
         return true
@@ -33,8 +33,7 @@ extension PlaybackSession {
     func checkNearingEnd(decoder: any AudioDecoder, state: DecodeState) {
         guard !state.nearingEndReported, state.attached, let format = state.format else { return }
         let secondsToLength = state.endFrame.map { endFrame in
-            let current = baseFrame.load(ordering: .relaxed) + framesWritten.load(ordering: .relaxed)
-            return format.seconds(forFrames: max(endFrame - current, 0))
+            format.seconds(forFrames: max(endFrame - timeline.nextFrame, 0))
         }
         let complete = state.feed.outcome == .finished
         guard TrackEndPlanner.isNearingEnd(secondsToLength: secondsToLength,
@@ -54,13 +53,11 @@ extension PlaybackSession {
             // Interrupted by a seek or a stop, which start the output over anyway.
             _ = try sink.drain()
         }
-        let timeline = baseFrame.load(ordering: .relaxed) + framesWritten.load(ordering: .relaxed)
-        let seconds = previous.seconds(forFrames: timeline)
+        let seconds = previous.seconds(forFrames: timeline.nextFrame)
         try sink.open(format: format)
         state.format = format
-        sampleRate.store(format.sampleRate, ordering: .releasing)
-        baseFrame.store(format.frames(forSeconds: seconds), ordering: .releasing)
-        framesWritten.store(0, ordering: .releasing)
+        timeline.opened(sampleRate: format.sampleRate)
+        timeline.rebase(at: format.frames(forSeconds: seconds))
         state.rebase = false
         report(.format(format))
         // The new stream is corked: it starts like a track, once its prebuffer is written.
@@ -91,15 +88,13 @@ extension PlaybackSession {
                          state: DecodeState) throws(PlayerError) -> Bool {
         if state.rebase {
             state.rebase = false
-            baseFrame.store(firstFrame, ordering: .releasing)
-            framesWritten.store(0, ordering: .releasing)
+            timeline.rebase(at: firstFrame)
         }
         var bytes = pcm
         var reachedEnd = false
         if let endFrame = state.endFrame {
             // Counted from the timeline, not the decoder: after a resync the decoder counts anew.
-            let current = baseFrame.load(ordering: .relaxed) + framesWritten.load(ordering: .relaxed)
-            let remaining = max(endFrame - current, 0) * format.bytesPerFrame
+            let remaining = max(endFrame - timeline.nextFrame, 0) * format.bytesPerFrame
             if remaining <= bytes.count {
                 bytes = UnsafeRawBufferPointer(rebasing: bytes[..<remaining])
                 reachedEnd = true
@@ -124,7 +119,7 @@ extension PlaybackSession {
         while offset < bytes.count {
             let count = try sink.write(UnsafeRawBufferPointer(rebasing: bytes[offset...]))
             offset += count
-            framesWritten.add(count / format.bytesPerFrame, ordering: .releasing)
+            timeline.wrote(frames: count / format.bytesPerFrame)
             guard offset < bytes.count else { break }
             // Interrupted. A command taken before the interrupt arrived can leave it behind:
             // only a seek or stop still pending means the rest of the audio is not wanted.

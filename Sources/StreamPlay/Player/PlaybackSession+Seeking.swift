@@ -63,8 +63,7 @@ extension PlaybackSession {
     func land(at frame: Int, format: AudioFormat, state: DecodeState) {
         if state.attached { sink.flush() }
         decide { $0.seekLanded(at: .now) }
-        baseFrame.store(frame, ordering: .releasing)
-        framesWritten.store(0, ordering: .releasing)
+        timeline.rebase(at: frame)
         state.rebase = true
         report(.seeked(format.seconds(forFrames: frame)))
     }

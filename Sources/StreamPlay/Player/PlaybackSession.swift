@@ -9,10 +9,12 @@ import Synchronization
 /// into the sink.
 ///
 /// The decoder thread owns the decoder and the decode loop; other threads only post commands
-/// (``Commands``) and read the timing atomics. Where the play is, with the pause overlay, is
-/// ``PlaybackStateMachine``'s to decide, under the commands lock; the session carries out its
-/// actions after releasing it (``decide(_:)``). The decoder thread sleeps on ``wake`` when it
-/// has nothing to do, and in the sink when the sink is full.
+/// (``Commands``) and read the ``timeline``. What the loop does next, where the play is, and
+/// when output starts, pauses and ends are ``PlaybackStateMachine``'s to decide, under the
+/// commands lock; the session carries out its actions after releasing it (``decide(_:)``).
+/// The decoder's input side is a ``DecoderFeed``; what a location stands for is
+/// ``PlaybackSourceResolver``'s. The decoder thread sleeps on ``wake`` when it has nothing to
+/// do, and in the sink when the sink is full.
 final class PlaybackSession: QueueSession, @unchecked Sendable {
     /// What the session tells its ``Player``.
     enum Report: Sendable {
@@ -83,12 +85,8 @@ final class PlaybackSession: QueueSession, @unchecked Sendable {
     let handOff: (@Sendable (AudioFormat) -> Bool)?
     var logger: Logger { configuration.logger }
 
-    // Timing, written by the decoder thread, read by any thread.
-    let sampleRate = Atomic<Int>(0)
-    let baseFrame = Atomic<Int>(0)
-    let framesWritten = Atomic<Int>(0)
-    /// Set once the sink has played everything: the position is then all that was written.
-    let drained = Atomic<Bool>(false)
+    /// Where the play is in the track: written by the decoder thread, read by any thread.
+    let timeline = PlaybackTimeline()
     /// Watches for the first audio heard after an activation (see ``watchFirstAudio()``).
     let firstAudioWatch = Mutex<EngineThread?>(nil)
     let firstAudioWake = ThreadSignal()
@@ -153,7 +151,7 @@ final class PlaybackSession: QueueSession, @unchecked Sendable {
         commandVersion.add(1, ordering: .releasing)
         // Only a sink that takes audio can be blocked in a write; before that, an interrupt
         // would cut short the connection to the sound server, which only a stop may do.
-        if sampleRate.load(ordering: .acquiring) > 0 { sink.interrupt() }
+        if timeline.isOpen { sink.interrupt() }
         wake.signal()
         return answer != .needsNewPlay
     }
@@ -181,48 +179,23 @@ final class PlaybackSession: QueueSession, @unchecked Sendable {
         attached.load(ordering: .acquiring) && !handedOff.load(ordering: .acquiring)
     }
 
-    /// Seconds heard so far: frames handed to the sink minus those still queued in it.
-    /// While a seek is pending, its target.
-    ///
-    /// The sink's latency leaves out what it took of a write still under way, which is not in
-    /// `framesWritten` yet (see ``AudioSink/latencyFrames``). The count is read again after
-    /// the latency, and both again if a write was counted in between (the latency may have
-    /// been read after that write returned). Only a read in the instant between a write's
-    /// return and its count is a write's frames behind.
+    /// Seconds heard so far (``PlaybackTimeline/position(latency:)``); while a seek is
+    /// pending, its target, and before the first audio, the start time if there is one.
     var position: Double? {
         if let target = commands.withEngineLock({ $0.machine.shownSeekTarget }) { return target }
-        let rate = sampleRate.load(ordering: .acquiring)
-        guard rate > 0 else { return startTime > 0 ? startTime : nil }
-        let base = baseFrame.load(ordering: .acquiring)
-        var written = framesWritten.load(ordering: .acquiring)
-        var latency = 0
-        for _ in 0..<4 {
-            latency = sink.latencyFrames
-            let after = framesWritten.load(ordering: .acquiring)
-            if after == written { break }
-            written = after
-        }
-        let heard = drained.load(ordering: .acquiring) ? written : max(written - latency, 0)
-        return Double(base + heard) / Double(rate)
+        return timeline.position { sink.latencyFrames } ?? (startTime > 0 ? startTime : nil)
     }
 
     /// Seconds of earlier audio the sink plays before this session's first frame: the tail of
     /// the track that handed the sink over. 0 once this session's audio is heard; `nil` before
     /// the format is known.
     var secondsBeforeFirstAudio: Double? {
-        let rate = sampleRate.load(ordering: .acquiring)
-        guard rate > 0 else { return nil }
-        let latency = sink.latencyFrames
-        return Double(max(latency - framesWritten.load(ordering: .acquiring), 0)) / Double(rate)
+        timeline.secondsBeforeFirstAudio { sink.latencyFrames }
     }
 
     /// Seconds into the track where this session's audio ends: all that it wrote. Read after a
     /// gapless hand-off, when it writes no more; `nil` before the format is known.
-    var writtenEnd: Double? {
-        let rate = sampleRate.load(ordering: .acquiring)
-        guard rate > 0 else { return nil }
-        return Double(baseFrame.load(ordering: .acquiring) + framesWritten.load(ordering: .acquiring)) / Double(rate)
-    }
+    var writtenEnd: Double? { timeline.writtenEnd }
 
     /// Rebuffers and reconnects of this play so far.
     var statistics: (rebuffers: Int, rebufferSeconds: Double, reconnects: Int) {
@@ -255,7 +228,7 @@ final class PlaybackSession: QueueSession, @unchecked Sendable {
                     // A playlist entry that does not play before any audio was heard: try the next.
                     input.stop()
                     lastError = error
-                    if framesWritten.load(ordering: .relaxed) > 0 || isStopRequested { throw error }
+                    if timeline.hasWritten || isStopRequested { throw error }
                     ring.reset()
                 }
             }
@@ -265,7 +238,7 @@ final class PlaybackSession: QueueSession, @unchecked Sendable {
         input = nil
         switch result {
         case .success(let final):
-            if final == .ended { drained.store(true, ordering: .releasing) }
+            if final == .ended { timeline.markDrained() }
             if final == .ended || final == .stopped, ownsSink {
                 sink.flush()
             }
@@ -289,7 +262,7 @@ final class PlaybackSession: QueueSession, @unchecked Sendable {
         let feed = DecoderFeed(
             ring: ring, input: input, decoder: decoder, buffer: inputBuffer, url: location.description,
             configuration: configuration,
-            timelineFrame: { [self] in baseFrame.load(ordering: .relaxed) + framesWritten.load(ordering: .relaxed) },
+            timelineFrame: { [timeline] in timeline.nextFrame },
             firstBytesArrived: { [self] in decide { $0.bytesArrived() } })
         let state = DecodeState(feed: feed)
         // The tag's event, if one is on its way, comes before the end the caller reports.
@@ -373,7 +346,7 @@ final class PlaybackSession: QueueSession, @unchecked Sendable {
             }
             reportDuration(decoder: decoder, state: state)
             reportTags(decoder: decoder, state: state)
-            if commands.withEngineLock({ $0.machine.pendingSeek }) == nil { baseFrame.store(0, ordering: .releasing) }
+            if commands.withEngineLock({ $0.machine.pendingSeek }) == nil { timeline.rebase(at: 0) }
             decide { $0.firstAudioDecoded() }
         case .tagsChanged:
             // Reported as the stream's first audio goes to the sink, not when it was demuxed.
