@@ -100,4 +100,16 @@ struct PlaybackStateMachineTurnTests {
         #expect(!machine.ending.isEnding)
         #expect(machine.nextTurn(Self.formatKnown) == .decode)
     }
+
+    @Test("a seek taken before an entry failed, not carried out yet, is carried out on the next entry")
+    func seekCarriesOver() {
+        var machine = PlaybackStateMachine()
+        machine.decodingBegan(startTime: 0)
+        _ = machine.seek(to: 40)
+        #expect(machine.nextTurn(.init()) == .decode, "taken; no format yet")
+        machine.decodingBegan(startTime: 5)
+        #expect(machine.nextTurn(Self.formatKnown) == .seek(to: 40), "the listener's seek, not the start time")
+        machine.seekCarriedOut()
+        #expect(machine.shownSeekTarget == nil)
+    }
 }

@@ -6,7 +6,7 @@
 /// audio, the time) and returns what to do, so that the hysteresis is tested with a hand-made
 /// clock and no sink. How much a rebuffer refills is ``RefillPolicy``'s to say.
 struct OutputGate: Sendable, Equatable {
-    /// What the decoder thread carries out.
+    /// What the gate decides; ``PlaybackStateMachine`` turns it into its own actions.
     enum Action: Equatable, Sendable {
         /// Output starts (or resumes), unless the listener paused.
         case startSink

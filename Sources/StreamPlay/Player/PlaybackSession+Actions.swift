@@ -67,7 +67,6 @@ extension PlaybackSession {
     /// Pauses or resumes. The sink reacts at once; the decoder thread learns on its next turn.
     func setPaused(_ paused: Bool) {
         decide { paused ? $0.pause() : $0.resume() }
-        commandVersion.add(1, ordering: .releasing)
         wake.signal()
     }
 

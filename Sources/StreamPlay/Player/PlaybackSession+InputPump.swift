@@ -14,29 +14,23 @@ extension PlaybackSession {
             self.decoder = state.feed.decoder
         }
 
-        /// The command version last seen with no stop and no seek pending: until it changes,
-        /// nothing can be pending, and the commands lock is not taken (this runs once per
-        /// ``MPG123Decoder/feedSize`` bytes fed).
-        private var quietVersion = -1
-
-        /// Whether a stop, or a seek the decoder can carry out, is waiting for the decode loop.
-        /// Takes the commands lock only when the commands changed, or something was pending
-        /// last time: a seek the loop has not taken yet (after ``pumpInput()`` returned
-        /// `.interrupted`), or one that waited for the decoder's format.
-        private func commandPending() -> Bool {
-            let version = session.commandVersion.load(ordering: .acquiring)
-            if version == quietVersion { return false }
-            let (stop, seek) = session.commands.withEngineLock { ($0.stopRequested, $0.machine.seekTarget != nil) }
-            if !stop && !seek { quietVersion = version }
-            return stop || (seek && decoder.format != nil)
+        /// What the pump must know before it feeds more, read under one lock, as the decode loop
+        /// reads its turn: whether the decode loop must take over (a stop, or a seek the decoder
+        /// can carry out, as it knows the format), and whether output waits for a refill.
+        private func waiting() -> (forLoop: Bool, forRefill: Bool) {
+            let (stop, seek, rebuffering) = session.commands.withEngineLock {
+                ($0.stopRequested, $0.machine.seekTarget != nil, $0.machine.output.isRebuffering)
+            }
+            return (stop || (seek && decoder.format != nil), rebuffering)
         }
 
         func pumpInput() -> InputPumpResult {
             let feed = state.feed
             while feed.pumpFailure == nil {
-                if commandPending() { return .interrupted }
+                let waiting = waiting()
+                if waiting.forLoop { return .interrupted }
                 do throws(PlayerError) {
-                    if session.output.isRebuffering, !state.searching,
+                    if waiting.forRefill, !state.searching,
                        !session.refilled(decoder: decoder, state: state) {
                         session.wake.wait(timeout: 0.05)
                         continue

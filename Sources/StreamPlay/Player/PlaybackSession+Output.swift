@@ -24,7 +24,9 @@ extension PlaybackSession {
         state.attached = true
         timeline.opened(sampleRate: format.sampleRate)
         report(.format(format))
-        commands.withEngineLock { $0.machine.outputOpened(prebufferFrames: prebufferFrames(format)) }
+        // Asked of the sink before the lock: a sink's own code never runs under it.
+        let prebuffer = prebufferFrames(format)
+        commands.withEngineLock { $0.machine.outputOpened(prebufferFrames: prebuffer) }
         return true
     }
 
@@ -61,7 +63,8 @@ extension PlaybackSession {
         state.rebase = false
         report(.format(format))
         // The new stream is corked: it starts like a track, once its prebuffer is written.
-        commands.withEngineLock { $0.machine.outputOpened(prebufferFrames: prebufferFrames(format)) }
+        let prebuffer = prebufferFrames(format)
+        commands.withEngineLock { $0.machine.outputOpened(prebufferFrames: prebuffer) }
         if let length, length > 0 {
             state.endFrame = format.frames(forSeconds: startTime + length)
         }

@@ -61,10 +61,6 @@ final class PlaybackSession: QueueSession, @unchecked Sendable {
     /// What the thread reading an ID3v1 tag's Range request sleeps on: a stop signals it.
     let tagReaderWakeUp = WakeUpSignal()
     let commands = Mutex(Commands())
-    /// Bumped after every command (a seek, a pause or resume, a stop), so that the input pump,
-    /// which runs once per feed inside a decoder that reads its input itself, takes the lock
-    /// only when there is something new.
-    let commandVersion = Atomic<Int>(0)
     let ring: ByteRing
     /// Made on the decoder thread once the location is known to be audio (not a playlist).
     var input: (any InputSource)!
@@ -148,7 +144,6 @@ final class PlaybackSession: QueueSession, @unchecked Sendable {
         }
         // A live stream's refusal leaves the audio under way alone.
         if answer == .refusedLive { return true }
-        commandVersion.add(1, ordering: .releasing)
         // Only a sink that takes audio can be blocked in a write; before that, an interrupt
         // would cut short the connection to the sound server, which only a stop may do.
         if timeline.isOpen { sink.interrupt() }
@@ -162,7 +157,6 @@ final class PlaybackSession: QueueSession, @unchecked Sendable {
             commands.stopRequested = true
             return commands.claimedSink
         }
-        commandVersion.add(1, ordering: .releasing)
         if claimed && !handedOff.load(ordering: .acquiring) { sink.interrupt() }
         wake.signal()
         tagReaderWakeUp.signal()

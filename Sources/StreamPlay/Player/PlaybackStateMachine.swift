@@ -287,9 +287,11 @@ struct PlaybackStateMachine: Sendable, Equatable {
     }
 
     /// The decoder thread begins decoding an input (a playlist's next entry, after one that
-    /// played nothing): from `startTime`, with output and the ending as new.
+    /// played nothing): from `startTime`, with output and the ending as new. A seek taken and
+    /// not carried out yet (the entry before failed first) is carried out on this one, so that
+    /// the position, which shows its target, is not left there.
     mutating func decodingBegan(startTime: Double) {
-        pendingSeek = startTime > 0 ? startTime : nil
+        pendingSeek = pendingSeek ?? (startTime > 0 ? startTime : nil)
         output = OutputGate()
         ending = TrackEnding()
     }
