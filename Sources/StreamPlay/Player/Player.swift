@@ -217,11 +217,12 @@ public final class Player: Sendable {
     /// Seconds into the track of the audio being heard now (not merely decoded): frames handed to
     /// the sink minus the sink's latency. `nil` before the format is known.
     /// Through a gapless change, the item heard's position until the next one's first audio
-    /// is heard: its end less the part of its tail still queued.
+    /// is heard and ``currentIndex`` moves to it: its end less the part of its tail still
+    /// queued, and its end once the tail has played (the move follows within milliseconds).
     public var position: Double? {
         let (session, handOff) = core.withEngineLock { ($0.queue.current, $0.queue.unheardHandOff) }
         guard let handOff else { return session?.position }
-        if let tail = handOff.next.secondsBeforeFirstAudio, tail > 0, let end = handOff.heard.writtenEnd {
+        if let tail = handOff.next.secondsBeforeFirstAudio, let end = handOff.heard.writtenEnd {
             return max(end - tail, 0)
         }
         return handOff.next.position
