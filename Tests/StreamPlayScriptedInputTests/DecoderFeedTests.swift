@@ -23,7 +23,7 @@ struct DecoderFeedTests {
             var arrivals: () -> Void = {}
             feed = DecoderFeed(ring: ring, input: input, decoder: DecoderChoice(try MPG123Decoder()), buffer: buffer,
                                url: path, configuration: PlayerConfiguration(output: .null),
-                               timelineFrame: { 0 }, firstBytesArrived: { arrivals() })
+                               timeline: PlaybackTimeline(), firstBytesArrived: { arrivals() })
             arrivals = { [unowned self] in firstBytesArrivals += 1 }
             input.start(at: 0, generation: feed.generation)
         }

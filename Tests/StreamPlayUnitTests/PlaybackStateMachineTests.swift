@@ -16,7 +16,7 @@ struct PlaybackStateMachineTests {
     static let start = ContinuousClock.now
 
     /// The ending's facts of a track whose end was told near, with no next track.
-    static let lastTrack = PlaybackStateMachine.EndingFacts(
+    static let lastTrack = TrackEnding.Facts(
         attached: true, sinkIsRealTime: true, formatKnown: true, nearingEndReported: true, canHandOff: false)
 
     /// The last audio is decoded: the actions that come with the ending's first step.
@@ -68,6 +68,48 @@ struct PlaybackStateMachineTests {
         #expect(machine.phase == .playing)
     }
 
+    @Test("a refill ends once the policy's bytes are buffered; a stall soon after a refill waits for the standard amount")
+    func refillProgress() {
+        // A first stall refills 0.2 s (twice the prebuffer), any other 2 s: 3,200 and 32,000 bytes.
+        let policy = RefillPolicy(standardRefill: 2, prebuffer: 0.1)
+        var facts = PlaybackStateMachine.RefillFacts(
+            bufferedBytes: 3_199, bytesPerSecond: 16_000, linkBytesPerSecond: nil, remainingBytes: nil,
+            ringCapacity: 1 << 20)
+        var machine = Self.playing()
+        #expect(machine.refillProgress(facts, policy: policy, at: Self.start).0 == .notRebuffering)
+        _ = machine.inputStarving(spareFrames: 0, at: Self.start)
+        let (waiting, none) = machine.refillProgress(facts, policy: policy, at: Self.start)
+        #expect(waiting == .waiting(targetBytes: 3_200))
+        #expect(none == [])
+        #expect(machine.phase == .rebuffering)
+        facts.bufferedBytes = 3_200
+        let (done, actions) = machine.refillProgress(facts, policy: policy, at: Self.start + .seconds(1))
+        #expect(done == .done(targetBytes: 3_200))
+        #expect(actions == [.rebufferEnded(seconds: 1, told: true), .startSink, .report(.playing)])
+        _ = machine.inputStarving(spareFrames: 0, at: Self.start + .seconds(6))
+        #expect(machine.refillProgress(facts, policy: policy, at: Self.start + .seconds(6)).0
+                == .waiting(targetBytes: 32_000), "5 s after the last refill: not a first stall")
+    }
+
+    @Test("a refill short of its bytes ends when the input ends, a seek waits, or a stop came")
+    func refillCutShort() {
+        let policy = RefillPolicy(standardRefill: 2, prebuffer: 0.1)
+        let facts = PlaybackStateMachine.RefillFacts(
+            bufferedBytes: 0, bytesPerSecond: 16_000, linkBytesPerSecond: nil, remainingBytes: nil, ringCapacity: 1 << 20)
+        var ended = facts
+        ended.inputEnded = true
+        var stopped = facts
+        stopped.stopRequested = true
+        for cut in ["ended", "seek", "stop"] {
+            var machine = Self.playing()
+            _ = machine.inputStarving(spareFrames: 0, at: Self.start)
+            if cut == "seek" { #expect(machine.seek(to: 3) == .accepted) }
+            let asked = cut == "ended" ? ended : cut == "stop" ? stopped : facts
+            #expect(machine.refillProgress(asked, policy: policy, at: Self.start).0 == .done(targetBytes: 3_200), "\(cut)")
+            #expect(machine.phase == .playing, "\(cut)")
+        }
+    }
+
     @Test("a track shorter than the prebuffer starts output at its end, then drains")
     func shortTrack() {
         var machine = PlaybackStateMachine()
@@ -79,6 +121,17 @@ struct PlaybackStateMachineTests {
         #expect(step == .drainSink)
         #expect(actions == [.reportBufferingProgress(1), .startSink, .report(.playing)])
         #expect(machine.phase == .draining)
+        #expect(machine.nextEndingStep(Self.lastTrack).1 == [], "output starts once")
+
+        var paused = PlaybackStateMachine()
+        _ = paused.firstAudioDecoded()
+        paused.outputOpened(prebufferFrames: 100)
+        _ = paused.pause()
+        paused.lastAudioDecoded()
+        let (pausedStep, pausedActions) = paused.nextEndingStep(Self.lastTrack)
+        #expect(pausedStep == .waitForResume)
+        #expect(pausedActions == [.reportBufferingProgress(1)], "paused: output starts, the sink stays corked")
+        #expect(paused.resume() == [.startSink, .report(.playing)])
     }
 
     @Test("a seek during a rebuffer ends it untold; output waits for the new position's prebuffer")

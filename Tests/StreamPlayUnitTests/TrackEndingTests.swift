@@ -5,23 +5,22 @@ import Testing
 struct TrackEndingTests {
     static let failure = PlayerError.connectionLost(url: "http://127.0.0.1/track.mp3", reason: "reset by peer")
 
-    /// Facts of a track whose sink was opened and whose output runs, unpaused.
-    static func facts(attached: Bool = true, started: Bool = true, paused: Bool = false, formatKnown: Bool = true,
+    /// Facts of a track whose sink (a real-time one) was opened and whose output runs.
+    static func facts(attached: Bool = true, realTime: Bool = true, formatKnown: Bool = true,
                       nearingEndReported: Bool = false, canHandOff: Bool = true) -> TrackEnding.Facts {
-        .init(attached: attached, outputStarted: started, pausedOnRealTimeSink: paused, formatKnown: formatKnown,
+        .init(attached: attached, sinkIsRealTime: realTime, formatKnown: formatKnown,
               nearingEndReported: nearingEndReported, canHandOff: canHandOff)
     }
 
-    /// The steps an ending takes until it drains or finishes, the decode loop's part played by
-    /// updating the facts as the session would.
+    /// The steps an ending takes, unpaused, until it drains or finishes, the decode loop's
+    /// part played by updating the facts as the session would.
     static func steps(_ ending: inout TrackEnding, from start: TrackEnding.Facts) -> [TrackEnding.Step] {
         var facts = start
         var steps: [TrackEnding.Step] = []
         while steps.count < 10 {
-            let step = ending.next(facts)
+            let step = ending.next(facts, paused: false)
             steps.append(step)
             switch step {
-            case .startOutput: facts.outputStarted = true
             case .reportNearingEnd: facts.nearingEndReported = true
             case .offerHandOff: continue
             case .finish, .drainSink, .waitForResume: return steps
@@ -35,18 +34,18 @@ struct TrackEndingTests {
         var ending = TrackEnding()
         ending.begin()
         #expect(ending.isEnding)
-        #expect(ending.next(Self.facts(attached: false, started: false)) == .finish(.ended))
+        #expect(ending.next(Self.facts(attached: false), paused: true) == .finish(.ended),
+                "not even a pause holds it: nothing is queued")
         var failing = TrackEnding()
         failing.begin(failure: Self.failure)
-        #expect(failing.next(Self.facts(attached: false, started: false)) == .finish(.failed(Self.failure)))
+        #expect(failing.next(Self.facts(attached: false), paused: false) == .finish(.failed(Self.failure)))
     }
 
-    @Test("a track shorter than the prebuffer starts output, tells the end is near, offers the sink, then drains")
+    @Test("an ending tells the end is near, offers the sink, then drains, and ends")
     func fullSequence() {
         var ending = TrackEnding()
         ending.begin()
-        #expect(Self.steps(&ending, from: Self.facts(started: false))
-                == [.startOutput, .reportNearingEnd, .offerHandOff, .drainSink])
+        #expect(Self.steps(&ending, from: Self.facts()) == [.reportNearingEnd, .offerHandOff, .drainSink])
         #expect(ending.drained() == .ended)
     }
 
@@ -55,16 +54,16 @@ struct TrackEndingTests {
         var ending = TrackEnding()
         ending.begin()
         let facts = Self.facts(nearingEndReported: true)
-        #expect(ending.next(facts) == .offerHandOff)
-        #expect(ending.next(facts) == .drainSink, "refused: the drain follows, not a second offer")
-        #expect(ending.next(facts) == .drainSink, "a drain asked again (no interruption) does not offer again")
+        #expect(ending.next(facts, paused: false) == .offerHandOff)
+        #expect(ending.next(facts, paused: false) == .drainSink, "refused: the drain follows, not a second offer")
+        #expect(ending.next(facts, paused: false) == .drainSink,
+                "a drain asked again (no interruption) does not offer again")
         ending.drainInterrupted()
-        #expect(ending.next(facts) == .offerHandOff, "the next track may be ready after the drain was cut short")
-        #expect(ending.next(facts) == .drainSink)
-        var paused = facts
-        paused.pausedOnRealTimeSink = true
-        #expect(ending.next(paused) == .waitForResume)
-        #expect(ending.next(facts) == .offerHandOff, "the next track may be ready after the resume")
+        #expect(ending.next(facts, paused: false) == .offerHandOff,
+                "the next track may be ready after the drain was cut short")
+        #expect(ending.next(facts, paused: false) == .drainSink)
+        #expect(ending.next(facts, paused: true) == .waitForResume)
+        #expect(ending.next(facts, paused: false) == .offerHandOff, "the next track may be ready after the resume")
     }
 
     @Test("a failing track is drained and reported, never offered to the next track nor told as nearing its end")
@@ -79,9 +78,17 @@ struct TrackEndingTests {
     func pausedWaits() {
         var ending = TrackEnding()
         ending.begin()
-        #expect(ending.next(Self.facts(paused: true)) == .waitForResume)
-        #expect(ending.next(Self.facts(paused: true)) == .waitForResume)
+        #expect(ending.next(Self.facts(), paused: true) == .waitForResume)
+        #expect(ending.next(Self.facts(), paused: true) == .waitForResume)
         #expect(Self.steps(&ending, from: Self.facts()) == [.reportNearingEnd, .offerHandOff, .drainSink])
+    }
+
+    @Test("a sink that takes audio faster than real time is not waited on through a pause")
+    func pausedFileSink() {
+        var ending = TrackEnding()
+        ending.begin()
+        #expect(ending.next(Self.facts(realTime: false, nearingEndReported: true, canHandOff: false), paused: true)
+                == .drainSink)
     }
 
     @Test("without a next track to offer, or without a known format, the ending drains")
@@ -102,7 +109,7 @@ struct TrackEndingTests {
         #expect(!ending.isEnding)
         ending.begin()
         #expect(ending.failure == Self.failure, "decoding ended after the refused seek: the failure stands")
-        #expect(ending.next(Self.facts()) == .drainSink)
+        #expect(ending.next(Self.facts(), paused: false) == .drainSink)
         #expect(ending.drained() == .failed(Self.failure))
     }
 
@@ -114,7 +121,7 @@ struct TrackEndingTests {
         #expect(!ending.isEnding)
         #expect(ending == TrackEnding(), "the failure is gone with the ending")
         ending.begin()
-        #expect(ending.next(Self.facts(nearingEndReported: true)) == .offerHandOff)
+        #expect(ending.next(Self.facts(nearingEndReported: true), paused: false) == .offerHandOff)
         ending.cancel()
         #expect(ending == TrackEnding(), "so is the offer made")
     }

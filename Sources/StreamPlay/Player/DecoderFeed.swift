@@ -16,9 +16,9 @@ final class DecoderFeed {
     /// The location, for errors.
     let url: String
     let configuration: PlayerConfiguration
-    /// The frame of the play's timeline the next decoded audio stands for: where a decoder
-    /// restarted mid-track goes on counting.
-    let timelineFrame: () -> Int
+    /// The play's timeline: its next frame is where a decoder restarted mid-track goes on
+    /// counting.
+    let timeline: PlaybackTimeline
     /// Told once, when the input's first bytes come.
     let firstBytesArrived: () -> Void
     private var firstBytesTold = false
@@ -58,7 +58,7 @@ final class DecoderFeed {
     var transferRate = TransferRateMeter()
 
     init(ring: ByteRing, input: any InputSource, decoder: DecoderChoice, buffer: UnsafeMutableRawBufferPointer,
-         url: String, configuration: PlayerConfiguration, timelineFrame: @escaping () -> Int,
+         url: String, configuration: PlayerConfiguration, timeline: PlaybackTimeline,
          firstBytesArrived: @escaping () -> Void) {
         self.ring = ring
         self.input = input
@@ -66,7 +66,7 @@ final class DecoderFeed {
         self.buffer = buffer
         self.url = url
         self.configuration = configuration
-        self.timelineFrame = timelineFrame
+        self.timeline = timeline
         self.firstBytesArrived = firstBytesArrived
     }
 
@@ -139,7 +139,7 @@ final class DecoderFeed {
     /// Restarts the decoder at `index` into `rest` (``unconsumedRest()``) and feeds it the
     /// bytes from there, continuing the timeline where it is.
     func restartDecoder(onHeld rest: (bytes: UnsafeRawBufferPointer, offset: Int), from index: Int) throws(PlayerError) {
-        try decoder.restart(atByte: rest.offset + index, frame: timelineFrame())
+        try decoder.restart(atByte: rest.offset + index, frame: timeline.nextFrame)
         if rest.bytes.count > index { try decoder.feed(UnsafeRawBufferPointer(rebasing: rest.bytes[index...])) }
     }
 
@@ -150,7 +150,7 @@ final class DecoderFeed {
     /// bytes still to come.
     func recover() throws(PlayerError) {
         recoveries += 1
-        let frame = timelineFrame()
+        let frame = timeline.nextFrame
         if input.control.info?.supportsRanges == true {
             let resumeAt = decoder.inputPosition + 1
             restartInput(at: resumeAt)
@@ -180,7 +180,7 @@ final class DecoderFeed {
         case .read(let most, let restartAt):
             if let restartAt {
                 passedDiscontinuity = restartAt
-                try decoder.restart(atByte: restartAt, frame: timelineFrame())
+                try decoder.restart(atByte: restartAt, frame: timeline.nextFrame)
             }
             limit = most
         }

@@ -34,6 +34,16 @@ extension PlaybackSession {
         decide { commands in ((), event(&commands.machine).map(Effect.machine)) }
     }
 
+    /// Lets the state machine take one of the decoder thread's events, carries out its actions
+    /// (see ``decide(_:)``), and keeps `state`'s copy of the output gate as the event left it.
+    func decide(updating state: DecodeState,
+                _ event: (inout PlaybackStateMachine) -> [PlaybackStateMachine.Action]) {
+        state.output = decide { commands in
+            let actions = event(&commands.machine)
+            return (commands.machine.output, actions.map(Effect.machine))
+        }
+    }
+
     /// Tells the player something, in order with the state machine's reports.
     func report(_ report: Report) {
         decide { _ in ((), [.report(report)]) }
@@ -69,13 +79,6 @@ extension PlaybackSession {
         decide { paused ? $0.pause() : $0.resume() }
         wake.signal()
     }
-
-    /// Whether the listener paused, as the decoder thread asks.
-    var isPaused: Bool { commands.withEngineLock { $0.machine.isPaused } }
-
-    /// The state machine's output gate as it stands. Only the decoder thread's events change
-    /// it, so what the decoder thread reads here holds until it changes it.
-    var output: OutputGate { commands.withEngineLock { $0.machine.output } }
 
     /// The play is over: `final` is what the listener is told last.
     func finish(_ final: PlaybackStateMachine.Phase) {

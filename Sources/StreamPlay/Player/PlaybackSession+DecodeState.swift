@@ -25,6 +25,12 @@ extension PlaybackSession {
         /// The sink was opened (see ``attach(format:state:)``).
         var attached = false
         var nearingEndReported = false
+        /// The state machine's output gate as this thread last saw it: read with each turn, and
+        /// kept as each of this thread's events leaves it (``decide(updating:_:)``). Only this
+        /// thread's events change the gate, so the copy holds without a lock for every chunk.
+        var output = OutputGate()
+        /// Whether the listener had paused when this thread last took the commands lock.
+        var paused = false
         /// The format the sink was opened with.
         var format: AudioFormat?
         /// Decoded audio before this frame is dropped (a seek that started at a segment's start).

@@ -16,12 +16,15 @@ extension PlaybackSession {
 
         /// What the pump must know before it feeds more, read under one lock, as the decode loop
         /// reads its turn: whether the decode loop must take over (a stop, or a seek the decoder
-        /// can carry out, as it knows the format), and whether output waits for a refill.
+        /// can carry out, as it knows the format), and whether output waits for a refill. The
+        /// state's copies of the output gate and the pause are brought up to date with it.
         private func waiting() -> (forLoop: Bool, forRefill: Bool) {
-            let (stop, seek, rebuffering) = session.commands.withEngineLock {
-                ($0.stopRequested, $0.machine.seekTarget != nil, $0.machine.output.isRebuffering)
+            let (stop, seek, output, paused) = session.commands.withEngineLock {
+                ($0.stopRequested, $0.machine.seekTarget != nil, $0.machine.output, $0.machine.isPaused)
             }
-            return (stop || (seek && decoder.format != nil), rebuffering)
+            state.output = output
+            state.paused = paused
+            return (stop || (seek && decoder.format != nil), output.isRebuffering)
         }
 
         func pumpInput() -> InputPumpResult {

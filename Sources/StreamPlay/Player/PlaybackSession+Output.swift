@@ -26,7 +26,10 @@ extension PlaybackSession {
         report(.format(format))
         // Asked of the sink before the lock: a sink's own code never runs under it.
         let prebuffer = prebufferFrames(format)
-        commands.withEngineLock { $0.machine.outputOpened(prebufferFrames: prebuffer) }
+        decide(updating: state) { machine in
+            machine.outputOpened(prebufferFrames: prebuffer)
+            return []
+        }
         return true
     }
 
@@ -51,7 +54,7 @@ extension PlaybackSession {
     func switchFormat(from previous: AudioFormat, to format: AudioFormat,
                               state: DecodeState) throws(PlayerError) {
         guard previous != format else { return }
-        if output.isStarted {
+        if state.output.isStarted {
             // Interrupted by a seek or a stop, which start the output over anyway.
             _ = try sink.drain()
         }
@@ -64,7 +67,10 @@ extension PlaybackSession {
         report(.format(format))
         // The new stream is corked: it starts like a track, once its prebuffer is written.
         let prebuffer = prebufferFrames(format)
-        commands.withEngineLock { $0.machine.outputOpened(prebufferFrames: prebuffer) }
+        decide(updating: state) { machine in
+            machine.outputOpened(prebufferFrames: prebuffer)
+            return []
+        }
         if let length, length > 0 {
             state.endFrame = format.frames(forSeconds: startTime + length)
         }
@@ -103,12 +109,12 @@ extension PlaybackSession {
                 reachedEnd = true
             }
         }
-        if let framesBeforeStart = output.framesBeforeStart {
+        if let framesBeforeStart = state.output.framesBeforeStart {
             // Write up to the prebuffer target, start output, then write the rest: a stopped
             // sink that fills up would otherwise block before it was ever started.
             let toTarget = min(framesBeforeStart * format.bytesPerFrame, bytes.count)
             guard try write(UnsafeRawBufferPointer(rebasing: bytes[..<toTarget]), format: format) else { return false }
-            decide { $0.framesQueued(toTarget / format.bytesPerFrame) }
+            decide(updating: state) { $0.framesQueued(toTarget / format.bytesPerFrame) }
             bytes = UnsafeRawBufferPointer(rebasing: bytes[toTarget...])
         }
         guard try write(bytes, format: format) else { return false }
@@ -155,20 +161,18 @@ extension PlaybackSession {
     ///   cut it short and the decode loop takes it first.
     func finishPlayback(state: DecodeState) throws(PlayerError) -> Bool {
         while true {
-            let facts = PlaybackStateMachine.EndingFacts(
+            let facts = TrackEnding.Facts(
                 attached: state.attached, sinkIsRealTime: sink.isRealTime, formatKnown: state.format != nil,
                 nearingEndReported: state.nearingEndReported, canHandOff: handOff != nil)
-            let step = decide { commands -> (TrackEnding.Step, [Effect]) in
+            let (step, output) = decide { commands -> ((TrackEnding.Step, OutputGate), [Effect]) in
                 let (step, actions) = commands.machine.nextEndingStep(facts)
-                return (step, actions.map(Effect.machine))
+                return ((step, commands.machine.output), actions.map(Effect.machine))
             }
+            state.output = output
             switch step {
             case .finish(let final):
                 if case .failed(let error) = final { throw error }
                 return true
-            case .startOutput:
-                // The state machine starts output itself before it answers.
-                continue
             case .waitForResume:
                 // Interruptible: a resume, a seek or a stop signals `wake`.
                 wake.wait(timeout: 0.25)

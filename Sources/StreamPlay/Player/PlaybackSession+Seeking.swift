@@ -29,7 +29,7 @@ extension PlaybackSession {
             // The decoder started over: from the beginning, then this seek again.
             if state.attached { sink.flush() }
             state.feed.startOver()
-            decide { $0.seekRestartsFromStart(to: target, at: .now) }
+            decide(updating: state) { $0.seekRestartsFromStart(to: target, at: .now) }
             state.rebase = true
             return
         }
@@ -62,7 +62,7 @@ extension PlaybackSession {
     /// rebuffer ends, and output starts again once the new position is prebuffered.
     func land(at frame: Int, format: AudioFormat, state: DecodeState) {
         if state.attached { sink.flush() }
-        decide { $0.seekLanded(at: .now) }
+        decide(updating: state) { $0.seekLanded(at: .now) }
         timeline.rebase(at: frame)
         state.rebase = true
         report(.seeked(format.seconds(forFrames: frame)))

@@ -6,12 +6,11 @@ extension PlaybackSession {
     /// and pauses it to refill rather than let the sound server underflow again and again.
     func awaitInput(decoder: any AudioDecoder, state: DecodeState) {
         var timeout = 0.5
-        let gate = output
-        if let format = decoder.format, gate.isStarted, !gate.isRebuffering, !state.searching,
-           sink.isRealTime, !isPaused {
+        if let format = decoder.format, state.output.isStarted, !state.output.isRebuffering, !state.searching,
+           sink.isRealTime, !state.paused {
             let spare = sink.latencyFrames - format.frames(forSeconds: OutputGate.underrunThreshold)
-            decide { $0.inputStarving(spareFrames: spare, at: .now) }
-            if output.isRebuffering {
+            decide(updating: state) { $0.inputStarving(spareFrames: spare, at: .now) }
+            if state.output.isRebuffering {
                 logger.debug("rebuffering", metadata: ["location": "\(location)"])
                 return
             }
@@ -22,32 +21,34 @@ extension PlaybackSession {
         }
     }
 
-    /// Whether a rebuffer is over: enough input is buffered to play on without flapping (see
-    /// ``RefillPolicy``), or the input has ended. Ends it then.
+    /// Whether a rebuffer is over (``PlaybackStateMachine/refillProgress(_:policy:at:)``):
+    /// enough input is buffered to play on without flapping, or the input has ended. Ends it then.
     func refilled(decoder: any AudioDecoder, state: DecodeState) -> Bool {
-        let gate = output
-        guard gate.isRebuffering else { return true }
+        guard state.output.isRebuffering else { return true }
         let feed = state.feed
         // The refill reads nothing until it is done: what an earlier request left in the ring
         // (a seek restarted the input meanwhile) must not keep this one's bytes out.
         ring.discardOlderGenerations(than: feed.generation)
-        let bytesPerSecond = decoder.bytesPerSecond ?? 16_000
         let available = feed.buffered
-        let remaining = input.control.info?.totalLength.map { $0 - (feed.inputPosition + available) }
         feed.noteTransfer(delivered: false)
-        // The transfer's rate on the input's clock (the state machine keeps the real one).
-        let linkRate = feed.transferRate.bytesPerSecond(at: configuration.clock.now.inSeconds)
+        var facts = PlaybackStateMachine.RefillFacts(
+            bufferedBytes: available, bytesPerSecond: decoder.bytesPerSecond ?? 16_000,
+            // The transfer's rate on the input's clock (the state machine keeps the real one).
+            linkBytesPerSecond: feed.transferRate.bytesPerSecond(at: configuration.clock.now.inSeconds),
+            remainingBytes: input.control.info?.totalLength.map { $0 - (feed.inputPosition + available) },
+            ringCapacity: ring.capacity, inputEnded: feed.outcome != nil)
         let policy = RefillPolicy(standardRefill: configuration.rebufferRefill, prebuffer: configuration.prebuffer)
-        let refill = policy.refillSeconds(bytesPerSecond: Double(bytesPerSecond), linkBytesPerSecond: linkRate,
-                                          remainingBytes: remaining,
-                                          firstStall: gate.isFirstStall(settledAfter: RefillPolicy.settledAfter))
-        let target = RefillPolicy.refillBytes(seconds: refill, bytesPerSecond: bytesPerSecond, ringCapacity: ring.capacity)
-        guard available >= target || feed.outcome != nil
-                || commands.withEngineLock({ $0.stopRequested || $0.machine.seekTarget != nil }) else { return false }
+        let (progress, output) = decide { commands -> ((PlaybackStateMachine.RefillProgress, OutputGate), [Effect]) in
+            facts.stopRequested = commands.stopRequested
+            let (progress, actions) = commands.machine.refillProgress(facts, policy: policy, at: .now)
+            return ((progress, commands.machine.output), actions.map(Effect.machine))
+        }
+        state.output = output
+        guard case .done(let target) = progress else { return progress == .notRebuffering }
         logger.debug("refilled", metadata: [
-            "buffered": "\(available)", "target": "\(target)", "link": "\(linkRate.map { "\(Int($0)) B/s" } ?? "not measured yet")",
+            "buffered": "\(available)", "target": "\(target)",
+            "link": "\(facts.linkBytesPerSecond.map { "\(Int($0)) B/s" } ?? "not measured yet")",
         ])
-        decide { $0.refilled(at: .now) }
         return true
     }
 }

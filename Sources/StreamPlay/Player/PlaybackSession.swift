@@ -256,7 +256,7 @@ final class PlaybackSession: QueueSession, @unchecked Sendable {
         let feed = DecoderFeed(
             ring: ring, input: input, decoder: decoder, buffer: inputBuffer, url: location.description,
             configuration: configuration,
-            timelineFrame: { [timeline] in timeline.nextFrame },
+            timeline: timeline,
             firstBytesArrived: { [self] in decide { $0.bytesArrived() } })
         let state = DecodeState(feed: feed)
         // The tag's event, if one is on its way, comes before the end the caller reports.
@@ -283,6 +283,8 @@ final class PlaybackSession: QueueSession, @unchecked Sendable {
                 inputInfoWaiting: !state.infoApplied && input.control.info != nil)
             let step = commands.withEngineLock { commands in
                 facts.stopRequested = commands.stopRequested
+                state.output = commands.machine.output
+                state.paused = commands.machine.isPaused
                 return commands.machine.nextTurn(facts)
             }
             switch step {
@@ -381,7 +383,7 @@ final class PlaybackSession: QueueSession, @unchecked Sendable {
             let facts = TrackEndPlanner.Facts(
                 bytesInRing: feed.buffered,
                 bytesHeldForSniffing: feed.sniffed?.isEmpty == false, formatKnown: decoder.format != nil,
-                bytesFed: feed.bytesFed, audioQueued: output.hasQueuedAudio,
+                bytesFed: feed.bytesFed, audioQueued: state.output.hasQueuedAudio,
                 url: location.description)
             try follow(TrackEndPlanner.inputEnded(end, facts: facts), state: state)
         case .finished:

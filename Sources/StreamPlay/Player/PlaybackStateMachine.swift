@@ -180,7 +180,7 @@ struct PlaybackStateMachine: Sendable, Equatable {
     }
 
     /// Output starts now, full prebuffer or not (the input ended first).
-    mutating func startOutput() -> [Action] {
+    private mutating func startOutput() -> [Action] {
         follow(output.start())
     }
 
@@ -193,6 +193,52 @@ struct PlaybackStateMachine: Sendable, Equatable {
     /// Enough input is buffered again (or the input ended): output resumes.
     mutating func refilled(at now: ContinuousClock.Instant) -> [Action] {
         follow(output.refilled(at: now))
+    }
+
+    /// What the decoder thread knows while output waits for a refill.
+    struct RefillFacts: Sendable, Equatable {
+        /// Bytes of the current request waiting in the input ring.
+        var bufferedBytes: Int
+        /// The stream's bitrate, in bytes a second.
+        var bytesPerSecond: Int
+        /// The transfer's rate, once ``TransferRateMeter`` has measured it.
+        var linkBytesPerSecond: Double?
+        /// Bytes of the resource not received yet, when its length is known.
+        var remainingBytes: Int?
+        /// The input ring's capacity: a refill never waits for more than it can hold.
+        var ringCapacity: Int
+        /// The transfer ended (finished or failed): no more bytes will come.
+        var inputEnded = false
+        /// The player asked this play to stop.
+        var stopRequested = false
+    }
+
+    /// How a refill stands (see ``refillProgress(_:policy:at:)``).
+    enum RefillProgress: Sendable, Equatable {
+        /// Output is not waiting for a refill.
+        case notRebuffering
+        /// Output waits until this many bytes are buffered.
+        case waiting(targetBytes: Int)
+        /// The refill is over: this many bytes were wanted, and they came, or the input ended,
+        /// or a seek or a stop came first. Output resumes.
+        case done(targetBytes: Int)
+    }
+
+    /// Whether a rebuffer has refilled: enough bytes to play on without stalling again soon,
+    /// as `policy` sizes them from the link and whether this is a first stall, or nothing more
+    /// to wait for. When it has, output resumes (``refilled(at:)``).
+    mutating func refillProgress(_ facts: RefillFacts, policy: RefillPolicy,
+                                 at now: ContinuousClock.Instant) -> (RefillProgress, [Action]) {
+        guard output.isRebuffering else { return (.notRebuffering, []) }
+        let seconds = policy.refillSeconds(
+            bytesPerSecond: Double(facts.bytesPerSecond), linkBytesPerSecond: facts.linkBytesPerSecond,
+            remainingBytes: facts.remainingBytes, firstStall: output.isFirstStall(settledAfter: RefillPolicy.settledAfter))
+        let target = RefillPolicy.refillBytes(seconds: seconds, bytesPerSecond: facts.bytesPerSecond,
+                                              ringCapacity: facts.ringCapacity)
+        guard facts.bufferedBytes >= target || facts.inputEnded || facts.stopRequested || seekTarget != nil else {
+            return (.waiting(targetBytes: target), [])
+        }
+        return (.done(targetBytes: target), refilled(at: now))
     }
 
     /// The machine's actions for what the output gate decided, in its order; none once the
@@ -319,35 +365,13 @@ struct PlaybackStateMachine: Sendable, Equatable {
         ending.begin(failure: failure)
     }
 
-    /// What the decoder thread knows at a step of the ending; the machine knows whether output
-    /// started and whether the listener paused.
-    struct EndingFacts: Sendable, Equatable {
-        /// The sink was opened for this track's audio.
-        var attached: Bool
-        /// The sink plays in real time: draining it while paused would wait for the resume.
-        var sinkIsRealTime: Bool
-        /// The audio's format is known.
-        var formatKnown: Bool
-        /// The player was told the end is near.
-        var nearingEndReported: Bool
-        /// A next track can be offered the sink.
-        var canHandOff: Bool
-    }
-
     /// The ending's next step (``TrackEnding``) for the decoder thread to carry out, and the
     /// actions before it: output that never started starts here (the track was shorter than
     /// the prebuffer), and a drain under way shows as ``Phase/draining``.
-    mutating func nextEndingStep(_ facts: EndingFacts) -> (TrackEnding.Step, [Action]) {
-        var actions: [Action] = []
-        while true {
-            actions += drainBegan()
-            let step = ending.next(TrackEnding.Facts(
-                attached: facts.attached, outputStarted: output.isStarted,
-                pausedOnRealTimeSink: isPaused && facts.sinkIsRealTime, formatKnown: facts.formatKnown,
-                nearingEndReported: facts.nearingEndReported, canHandOff: facts.canHandOff))
-            guard step == .startOutput else { return (step, actions) }
-            actions += startOutput()
-        }
+    mutating func nextEndingStep(_ facts: TrackEnding.Facts) -> (TrackEnding.Step, [Action]) {
+        var actions = facts.attached && !output.isStarted ? startOutput() : []
+        actions += drainBegan()
+        return (ending.next(facts, paused: isPaused), actions)
     }
 
     /// A command (pause, seek, stop) cut the drain short: the next step begins again.

@@ -3,10 +3,10 @@
 /// is played out or handed to the next track, and the play ends.
 ///
 /// Part of ``PlaybackStateMachine``, which asks it for each step of the ending
-/// (``PlaybackStateMachine/nextEndingStep(_:)``). It takes the facts and returns the one step
-/// to carry out, so that the order (start output that never started, wait out a pause, tell
-/// the player the end is near, offer the sink to the next track, drain, then end or fail) is
-/// tested with no sink, no thread and no clock. Which inputs end a track, and how, is
+/// (``PlaybackStateMachine/nextEndingStep(_:)``) once it has started output that never started
+/// (a track shorter than the prebuffer). It takes the facts and returns the one step to carry
+/// out, so that the order (wait out a pause, tell the player the end is near, offer the sink to
+/// the next track, drain, then end or fail) is tested with no sink, no thread and no clock. Which inputs end a track, and how, is
 /// ``TrackEndPlanner``'s to say; where the play is for the listener is the machine's (its
 /// ``PlaybackStateMachine/Phase/draining``).
 struct TrackEnding: Sendable, Equatable {
@@ -15,8 +15,6 @@ struct TrackEnding: Sendable, Equatable {
         /// No audio was ever queued, and the sink is not this track's: the play is over now,
         /// ending (``PlaybackStateMachine/Phase/ended``) or failing with the input's failure.
         case finish(PlaybackStateMachine.Phase)
-        /// Output never started (the track is shorter than the prebuffer): start it, then go on.
-        case startOutput
         /// The listener paused a real-time sink: draining a corked stream would wait for the
         /// resume, so the decode loop waits (and takes commands) instead, then asks again.
         case waitForResume
@@ -30,15 +28,14 @@ struct TrackEnding: Sendable, Equatable {
         case drainSink
     }
 
-    /// What the decoder thread knows at a turn of the ending.
+    /// What the decoder thread knows at a turn of the ending; whether the listener paused is
+    /// the state machine's to say.
     struct Facts: Sendable, Equatable {
-        /// The sink was opened for this track's audio.
+        /// The sink was opened for this track's audio, and output has started.
         var attached: Bool
-        /// Output has started (the prebuffer was queued, or started early).
-        var outputStarted: Bool
-        /// The listener paused, and the sink plays in real time (a file or the null sink does not
-        /// wait for a resume to take its audio).
-        var pausedOnRealTimeSink: Bool
+        /// The sink plays in real time: a file or the null sink does not wait for a resume to
+        /// take its audio, so a pause is not waited out on them.
+        var sinkIsRealTime: Bool
         /// The audio's format is known.
         var formatKnown: Bool
         /// The player was told the end is near.
@@ -77,11 +74,10 @@ struct TrackEnding: Sendable, Equatable {
         self = TrackEnding()
     }
 
-    /// The step to carry out now.
-    mutating func next(_ facts: Facts) -> Step {
+    /// The step to carry out now, `paused` by the listener or not.
+    mutating func next(_ facts: Facts, paused: Bool) -> Step {
         guard facts.attached else { return .finish(finalPhase) }
-        if !facts.outputStarted { return .startOutput }
-        if facts.pausedOnRealTimeSink {
+        if paused, facts.sinkIsRealTime {
             // The next track may be ready by the resume: it is offered the sink again then.
             handOffOffered = false
             return .waitForResume
