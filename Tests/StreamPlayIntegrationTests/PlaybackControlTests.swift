@@ -115,16 +115,26 @@ struct PlaybackControlTests {
         let (configuration, path) = wavConfiguration()
         defer { try? FileManager.default.removeItem(atPath: path) }
         let player = Player(configuration: configuration)
+        let events = EventLog(player)
         player.play("\(try TestEnvironment.http())/cbr-44k-mono.mp3")
         #expect(try await player.finish(within: 30) == .ended)
         player.seek(to: 5)
         // The new play shows its start at once. The file sink takes audio faster than real time,
         // so the play may already have moved on (under a sanitizer, with this thread held up, it
-        // has run to its end), but never from before the start; the audio below is the proof.
+        // has run to its end), but never from before the start. That the seek made a new play is
+        // told by the states, and that it played from 5 s by the audio below.
         let position = try #require(player.position)
         #expect(position > 5 - 0.001 && position < 6 + 0.05, "\(position)")
         #expect(try await player.finish(within: 30) == .ended)
         player.stop()
+        let deadline = ContinuousClock.now + .seconds(5)
+        while events.states.count(where: { $0 == .ended }) < 2, ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        let states = events.states
+        let firstEnd = try #require(states.firstIndex(of: .ended), "\(states)")
+        #expect(states[(firstEnd + 1)...].contains(.playing), "the seek played again: \(states)")
+        #expect(states.count(where: { $0 == .ended }) == 2, "\(states)")
         let reference = try ReferenceAudio("cbr-44k-mono.mp3")
         let output = try PCM.wavSamples(path: path).samples
         #expect(SampleDifference.between(output, reference.samples + reference.samples[(5 * 44100)...]) == nil)

@@ -60,12 +60,31 @@ struct PlaybackStateMachineTests {
     @Test("a starved input pauses the sink and shows buffering; the refill starts it again and is told")
     func rebuffer() {
         var machine = Self.playing()
-        #expect(machine.inputStarving(spareFrames: 10, at: Self.start) == [], "audio is left above the threshold")
-        #expect(machine.inputStarving(spareFrames: 0, at: Self.start) == [.pauseSink, .report(.buffering)])
+        #expect(machine.inputStarving(spareSeconds: 0.01, at: Self.start).1 == [], "audio is left above the threshold")
+        #expect(machine.inputStarving(spareSeconds: 0, at: Self.start).1 == [.pauseSink, .report(.buffering)])
         #expect(machine.phase == .rebuffering)
         #expect(machine.refilled(at: Self.start + .milliseconds(1500))
                 == [.rebufferEnded(seconds: 1.5, told: true), .startSink, .report(.playing)])
         #expect(machine.phase == .playing)
+    }
+
+    @Test("starved input: the wait runs until the sink's spare audio is gone; a sink that cannot run out, or a seek's search, waits the longest")
+    func inputWait() {
+        let longest = PlaybackStateMachine.InputWait.wait(seconds: PlaybackStateMachine.longestInputWait)
+        var prebuffering = PlaybackStateMachine()
+        _ = prebuffering.firstAudioDecoded()
+        prebuffering.outputOpened(prebufferFrames: 100)
+        #expect(prebuffering.inputStarving(spareSeconds: 0, at: Self.start) == (longest, []), "output not started")
+        var machine = Self.playing()
+        #expect(machine.inputStarving(spareSeconds: 0.2, at: Self.start) == (.wait(seconds: 0.2), []))
+        #expect(machine.inputStarving(spareSeconds: 3, at: Self.start) == (longest, []))
+        #expect(machine.inputStarving(spareSeconds: 0.0001, at: Self.start)
+                == (.wait(seconds: PlaybackStateMachine.shortestInputWait), []))
+        #expect(machine.inputStarving(spareSeconds: nil, at: Self.start) == (longest, []), "a file sink")
+        #expect(machine.inputStarving(spareSeconds: -1, searching: true, at: Self.start) == (longest, []))
+        #expect(machine.phase == .playing)
+        #expect(machine.inputStarving(spareSeconds: -1, at: Self.start) == (.refill, [.pauseSink, .report(.buffering)]))
+        #expect(machine.inputStarving(spareSeconds: -1, at: Self.start) == (longest, []), "already refilling")
     }
 
     @Test("a refill ends once the policy's bytes are buffered; a stall soon after a refill waits for the standard amount")
@@ -77,7 +96,7 @@ struct PlaybackStateMachineTests {
             ringCapacity: 1 << 20)
         var machine = Self.playing()
         #expect(machine.refillProgress(facts, policy: policy, at: Self.start).0 == .notRebuffering)
-        _ = machine.inputStarving(spareFrames: 0, at: Self.start)
+        _ = machine.inputStarving(spareSeconds: 0, at: Self.start)
         let (waiting, none) = machine.refillProgress(facts, policy: policy, at: Self.start)
         #expect(waiting == .waiting(targetBytes: 3_200))
         #expect(none == [])
@@ -86,7 +105,7 @@ struct PlaybackStateMachineTests {
         let (done, actions) = machine.refillProgress(facts, policy: policy, at: Self.start + .seconds(1))
         #expect(done == .done(targetBytes: 3_200))
         #expect(actions == [.rebufferEnded(seconds: 1, told: true), .startSink, .report(.playing)])
-        _ = machine.inputStarving(spareFrames: 0, at: Self.start + .seconds(6))
+        _ = machine.inputStarving(spareSeconds: 0, at: Self.start + .seconds(6))
         #expect(machine.refillProgress(facts, policy: policy, at: Self.start + .seconds(6)).0
                 == .waiting(targetBytes: 32_000), "5 s after the last refill: not a first stall")
     }
@@ -102,7 +121,7 @@ struct PlaybackStateMachineTests {
         stopped.stopRequested = true
         for cut in ["ended", "seek", "stop"] {
             var machine = Self.playing()
-            _ = machine.inputStarving(spareFrames: 0, at: Self.start)
+            _ = machine.inputStarving(spareSeconds: 0, at: Self.start)
             if cut == "seek" { #expect(machine.seek(to: 3) == .accepted) }
             let asked = cut == "ended" ? ended : cut == "stop" ? stopped : facts
             #expect(machine.refillProgress(asked, policy: policy, at: Self.start).0 == .done(targetBytes: 3_200), "\(cut)")
@@ -137,7 +156,7 @@ struct PlaybackStateMachineTests {
     @Test("a seek during a rebuffer ends it untold; output waits for the new position's prebuffer")
     func seekDuringRebuffer() {
         var machine = Self.playing()
-        _ = machine.inputStarving(spareFrames: 0, at: Self.start)
+        _ = machine.inputStarving(spareSeconds: 0, at: Self.start)
         #expect(machine.seekLanded(at: Self.start + .milliseconds(250)) == [.rebufferEnded(seconds: 0.25, told: false)])
         #expect(machine.output.framesBeforeStart == 100)
         #expect(machine.framesQueued(100) == [.reportBufferingProgress(1), .startSink, .report(.playing)])
@@ -167,8 +186,14 @@ struct PlaybackStateMachineTests {
         #expect(machine.framesQueued(10) == [.reportBufferingProgress(1)],
                 "the prebuffer filled while paused: the sink waits for the resume")
         #expect(machine.phase == .playing)
-        #expect(machine.inputStarving(spareFrames: 0, at: Self.start) == [.pauseSink])
-        #expect(machine.refilled(at: Self.start) == [.rebufferEnded(seconds: 0, told: true)])
+        #expect(machine.inputStarving(spareSeconds: 0, at: Self.start)
+                == (.wait(seconds: PlaybackStateMachine.longestInputWait), []), "a corked sink does not run out")
+        #expect(machine.resume() == [.startSink, .report(.playing)])
+        #expect(machine.inputStarving(spareSeconds: 0, at: Self.start) == (.refill, [.pauseSink, .report(.buffering)]))
+        #expect(machine.pause() == [.pauseSink, .report(.paused)])
+        #expect(machine.refilled(at: Self.start) == [.rebufferEnded(seconds: 0, told: true)],
+                "refilled under the pause: told as a rebuffer, the sink left paused, the phase not told")
+        #expect(machine.phase == .playing)
         #expect(machine.resume() == [.startSink, .report(.playing)])
     }
 
@@ -182,8 +207,13 @@ struct PlaybackStateMachineTests {
         #expect(machine.state == .ended)
         #expect(machine.resume() == [], "nothing to resume")
         #expect(machine.pause() == [])
-        #expect(machine.inputStarving(spareFrames: 0, at: Self.start) == [], "no pause after the end")
-        #expect(machine.refilled(at: Self.start) == [], "nor a refill told")
+        #expect(machine.refilled(at: Self.start) == [], "no refill told after the end")
+        var ended = Self.playing()
+        _ = Self.beginEnding(&ended)
+        _ = ended.finished(.ended)
+        #expect(ended.inputStarving(spareSeconds: 0, at: Self.start)
+                == (.wait(seconds: PlaybackStateMachine.longestInputWait), []), "no pause after the end")
+        #expect(!ended.output.isRebuffering)
         #expect(machine.finished(.failed(.emptyStream(url: "x"))) == [], "the first end stands")
         #expect(machine.phase == .ended)
     }

@@ -51,7 +51,7 @@ struct PlaybackStateMachineTurnTests {
         #expect(machine.nextTurn(.init(formatKnown: true, sinkIsRealTime: false)) == .waitWhilePaused)
         #expect(machine.nextTurn(Self.formatKnown) == .decode, "a real-time sink is corked: decoding fills it")
         _ = machine.resume()
-        _ = machine.inputStarving(spareFrames: 0, at: PlaybackStateMachineTests.start)
+        _ = machine.inputStarving(spareSeconds: 0, at: PlaybackStateMachineTests.start)
         #expect(machine.nextTurn(Self.formatKnown) == .refill)
         #expect(machine.nextTurn(.init(formatKnown: true, inputInfoWaiting: true)) == .applyInputInfo)
         _ = machine.refilled(at: PlaybackStateMachineTests.start)
@@ -78,6 +78,7 @@ struct PlaybackStateMachineTurnTests {
         machine.drainInterrupted()
         #expect(machine.nextEndingStep(facts).0 == .offerHandOff, "offered again after an interrupted drain")
         #expect(machine.phase == .draining, "an interrupted drain is still the drain to the listener")
+        #expect(machine.drained() == .ended)
     }
 
     @Test("an input never attached to the sink ends at once, with its failure")

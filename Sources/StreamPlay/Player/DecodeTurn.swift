@@ -6,8 +6,9 @@
 /// machine holds and those the loop gathers; the loop carries out the step and starts the next
 /// turn. So the order in which these win over one another is a value, tested with no decoder,
 /// input, sink or thread. What each step then does is decided by its own planner:
-/// ``SeekPlanner`` for a seek, ``TrackEnding`` for the end, ``RefillPolicy`` and ``OutputGate``
-/// for a refill, ``TrackEndPlanner`` for an input that ended while decoding.
+/// ``SeekPlanner`` for a seek, ``TrackEnding`` for the end,
+/// ``PlaybackStateMachine/refillProgress(_:policy:at:)`` for a refill, ``TrackEndPlanner`` for
+/// an input that ended while decoding.
 enum DecodeTurn {
     /// What the decoder thread does in this turn.
     enum Step: Sendable, Equatable {

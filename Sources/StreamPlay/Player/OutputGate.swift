@@ -80,11 +80,11 @@ struct OutputGate: Sendable, Equatable {
         return [.progress(1), .startSink]
     }
 
-    /// The input ran dry while the sink plays: with `spareFrames` of audio above
+    /// The input ran dry while the sink plays: with `spareSeconds` of audio above
     /// ``underrunThreshold`` left in a real-time sink, pause it now (at zero or less) rather than
     /// let the sound server underflow again and again.
-    mutating func starving(spareFrames: Int, at now: ContinuousClock.Instant) -> [Action] {
-        guard isStarted, rebufferingSince == nil, spareFrames <= 0 else { return [] }
+    mutating func starving(spareSeconds: Double, at now: ContinuousClock.Instant) -> [Action] {
+        guard isStarted, rebufferingSince == nil, spareSeconds <= 0 else { return [] }
         rebufferingSince = now
         return [.pauseSink]
     }

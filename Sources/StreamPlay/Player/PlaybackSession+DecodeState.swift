@@ -29,8 +29,6 @@ extension PlaybackSession {
         /// kept as each of this thread's events leaves it (``decide(updating:_:)``). Only this
         /// thread's events change the gate, so the copy holds without a lock for every chunk.
         var output = OutputGate()
-        /// Whether the listener had paused when this thread last took the commands lock.
-        var paused = false
         /// The format the sink was opened with.
         var format: AudioFormat?
         /// Decoded audio before this frame is dropped (a seek that started at a segment's start).

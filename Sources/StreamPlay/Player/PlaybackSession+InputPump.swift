@@ -17,13 +17,12 @@ extension PlaybackSession {
         /// What the pump must know before it feeds more, read under one lock, as the decode loop
         /// reads its turn: whether the decode loop must take over (a stop, or a seek the decoder
         /// can carry out, as it knows the format), and whether output waits for a refill. The
-        /// state's copies of the output gate and the pause are brought up to date with it.
+        /// state's copy of the output gate is brought up to date with it.
         private func waiting() -> (forLoop: Bool, forRefill: Bool) {
-            let (stop, seek, output, paused) = session.commands.withEngineLock {
-                ($0.stopRequested, $0.machine.seekTarget != nil, $0.machine.output, $0.machine.isPaused)
+            let (stop, seek, output) = session.commands.withEngineLock {
+                ($0.stopRequested, $0.machine.seekTarget != nil, $0.machine.output)
             }
             state.output = output
-            state.paused = paused
             return (stop || (seek && decoder.format != nil), output.isRebuffering)
         }
 

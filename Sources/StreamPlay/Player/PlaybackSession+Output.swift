@@ -91,34 +91,28 @@ extension PlaybackSession {
         report(.duration(format.seconds(forFrames: total)))
     }
 
-    /// Hands decoded audio to the sink and starts output once the prebuffer is full.
-    /// Returns `true` when the requested length has been reached.
+    /// Hands decoded audio to the sink, split as ``ChunkSplit`` says, and starts output once the
+    /// prebuffer is full. Returns `true` when the requested length has been reached.
     func deliver(pcm: UnsafeRawBufferPointer, firstFrame: Int, format: AudioFormat,
                          state: DecodeState) throws(PlayerError) -> Bool {
         if state.rebase {
             state.rebase = false
             timeline.rebase(at: firstFrame)
         }
-        var bytes = pcm
-        var reachedEnd = false
-        if let endFrame = state.endFrame {
+        let split = ChunkSplit(
+            byteCount: pcm.count, bytesPerFrame: format.bytesPerFrame,
             // Counted from the timeline, not the decoder: after a resync the decoder counts anew.
-            let remaining = max(endFrame - timeline.nextFrame, 0) * format.bytesPerFrame
-            if remaining <= bytes.count {
-                bytes = UnsafeRawBufferPointer(rebasing: bytes[..<remaining])
-                reachedEnd = true
-            }
+            framesToEnd: state.endFrame.map { $0 - timeline.nextFrame },
+            framesBeforeStart: state.output.framesBeforeStart)
+        var written = 0
+        if let prebuffer = split.prebuffer {
+            guard try write(UnsafeRawBufferPointer(rebasing: pcm[..<prebuffer]), format: format) else { return false }
+            decide(updating: state) { $0.framesQueued(prebuffer / format.bytesPerFrame) }
+            written = prebuffer
         }
-        if let framesBeforeStart = state.output.framesBeforeStart {
-            // Write up to the prebuffer target, start output, then write the rest: a stopped
-            // sink that fills up would otherwise block before it was ever started.
-            let toTarget = min(framesBeforeStart * format.bytesPerFrame, bytes.count)
-            guard try write(UnsafeRawBufferPointer(rebasing: bytes[..<toTarget]), format: format) else { return false }
-            decide(updating: state) { $0.framesQueued(toTarget / format.bytesPerFrame) }
-            bytes = UnsafeRawBufferPointer(rebasing: bytes[toTarget...])
-        }
-        guard try write(bytes, format: format) else { return false }
-        return reachedEnd
+        guard try write(UnsafeRawBufferPointer(rebasing: pcm[written..<(written + split.rest)]), format: format)
+        else { return false }
+        return split.reachesEnd
     }
 
     /// Queues `bytes` in the sink and counts them.

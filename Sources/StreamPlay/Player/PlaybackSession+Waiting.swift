@@ -2,22 +2,25 @@
 // sink's low mark), and the refill's end (the ring's high mark, as RefillPolicy sizes it).
 
 extension PlaybackSession {
-    /// No input is waiting and more will come: wakes again before the sink's queue runs out,
-    /// and pauses it to refill rather than let the sound server underflow again and again.
+    /// No input is waiting and more will come: waits, and wakes again before the sink's queue
+    /// runs out, or pauses it to refill, as the state machine decides
+    /// (``PlaybackStateMachine/inputStarving(spareSeconds:searching:at:)``).
     func awaitInput(decoder: any AudioDecoder, state: DecodeState) {
-        var timeout = 0.5
-        if let format = decoder.format, state.output.isStarted, !state.output.isRebuffering, !state.searching,
-           sink.isRealTime, !state.paused {
-            let spare = sink.latencyFrames - format.frames(forSeconds: OutputGate.underrunThreshold)
-            decide(updating: state) { $0.inputStarving(spareFrames: spare, at: .now) }
-            if state.output.isRebuffering {
-                logger.debug("rebuffering", metadata: ["location": "\(location)"])
-                return
-            }
-            timeout = min(timeout, max(0.005, format.seconds(forFrames: spare)))
+        // Asked of the sink before the lock: a sink's own code never runs under it.
+        let spareSeconds = sink.isRealTime ? decoder.format.map { format in
+            format.seconds(forFrames: sink.latencyFrames) - OutputGate.underrunThreshold
+        } : nil
+        let searching = state.searching
+        let (wait, output) = decide { commands -> ((PlaybackStateMachine.InputWait, OutputGate), [Effect]) in
+            let (wait, actions) = commands.machine.inputStarving(spareSeconds: spareSeconds, searching: searching, at: .now)
+            return ((wait, commands.machine.output), actions.map(Effect.machine))
         }
-        if !ring.announceConsumerWaiting(generation: state.feed.generation) {
-            wake.wait(timeout: timeout)
+        state.output = output
+        switch wait {
+        case .refill:
+            logger.debug("rebuffering", metadata: ["location": "\(location)"])
+        case .wait(let seconds):
+            if !ring.announceConsumerWaiting(generation: state.feed.generation) { wake.wait(timeout: seconds) }
         }
     }
 

@@ -284,7 +284,6 @@ final class PlaybackSession: QueueSession, @unchecked Sendable {
             let step = commands.withEngineLock { commands in
                 facts.stopRequested = commands.stopRequested
                 state.output = commands.machine.output
-                state.paused = commands.machine.isPaused
                 return commands.machine.nextTurn(facts)
             }
             switch step {

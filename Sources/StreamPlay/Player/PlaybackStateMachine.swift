@@ -184,10 +184,35 @@ struct PlaybackStateMachine: Sendable, Equatable {
         follow(output.start())
     }
 
-    /// The input ran dry while a real-time sink plays, with `spareFrames` of audio above
-    /// ``OutputGate/underrunThreshold`` left in it: at zero or less, the sink pauses to refill.
-    mutating func inputStarving(spareFrames: Int, at now: ContinuousClock.Instant) -> [Action] {
-        follow(output.starving(spareFrames: spareFrames, at: now))
+    /// What the decoder thread does while no input is waiting (see
+    /// ``inputStarving(spareSeconds:searching:at:)``).
+    enum InputWait: Sendable, Equatable {
+        /// Output paused to refill: the next turn is the refill's, with no wait.
+        case refill
+        /// Wait this many seconds at most for input or a command.
+        case wait(seconds: Double)
+    }
+
+    /// The longest the decoder thread waits for input before it looks again.
+    static let longestInputWait = 0.5
+    /// The shortest: a sink about to run out is looked at again this soon, not in a busy loop.
+    static let shortestInputWait = 0.005
+
+    /// No input is waiting, and more will come. `spareSeconds` is the audio a real-time sink
+    /// still holds above ``OutputGate/underrunThreshold`` (`nil` for a sink that does not run
+    /// out, a file or the null sink, or before the format is known). While output runs
+    /// unpaused, a sink with none to spare pauses to refill rather than let the sound server
+    /// underflow again and again; one with some is looked at again before it runs out. A seek's
+    /// search inside the decoder (`searching`) starts no rebuffer: its refill would wait on
+    /// every step of the search.
+    mutating func inputStarving(spareSeconds: Double?, searching: Bool = false,
+                                at now: ContinuousClock.Instant) -> (InputWait, [Action]) {
+        guard let spareSeconds, !phase.isFinal, output.isStarted, !output.isRebuffering, !searching, !isPaused else {
+            return (.wait(seconds: Self.longestInputWait), [])
+        }
+        let actions = follow(output.starving(spareSeconds: spareSeconds, at: now))
+        if output.isRebuffering { return (.refill, actions) }
+        return (.wait(seconds: min(Self.longestInputWait, max(Self.shortestInputWait, spareSeconds))), actions)
     }
 
     /// Enough input is buffered again (or the input ended): output resumes.

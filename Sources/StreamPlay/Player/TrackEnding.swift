@@ -31,7 +31,8 @@ struct TrackEnding: Sendable, Equatable {
     /// What the decoder thread knows at a turn of the ending; whether the listener paused is
     /// the state machine's to say.
     struct Facts: Sendable, Equatable {
-        /// The sink was opened for this track's audio, and output has started.
+        /// The sink was opened for this track's audio. (Output that never started is started
+        /// by ``PlaybackStateMachine`` before it asks for a step.)
         var attached: Bool
         /// The sink plays in real time: a file or the null sink does not wait for a resume to
         /// take its audio, so a pause is not waited out on them.
