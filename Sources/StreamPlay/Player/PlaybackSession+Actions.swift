@@ -36,12 +36,20 @@ extension PlaybackSession {
 
     /// Lets the state machine take one of the decoder thread's events, carries out its actions
     /// (see ``decide(_:)``), and keeps `state`'s copy of the output gate as the event left it.
-    func decide(updating state: DecodeState,
-                _ event: (inout PlaybackStateMachine) -> [PlaybackStateMachine.Action]) {
-        state.output = decide { commands in
-            let actions = event(&commands.machine)
-            return (commands.machine.output, actions.map(Effect.machine))
+    @discardableResult
+    func decide<Result>(updating state: DecodeState,
+                        _ body: (inout Commands) -> (Result, [PlaybackStateMachine.Action])) -> Result {
+        let (result, output) = decide { commands -> ((Result, OutputGate), [Effect]) in
+            let (result, actions) = body(&commands)
+            return ((result, commands.machine.output), actions.map(Effect.machine))
         }
+        state.output = output
+        return result
+    }
+
+    /// ``decide(updating:_:)`` for an event with no answer but its actions.
+    func decide(updating state: DecodeState, _ event: (inout PlaybackStateMachine) -> [PlaybackStateMachine.Action]) {
+        decide(updating: state) { commands in ((), event(&commands.machine)) }
     }
 
     /// Tells the player something, in order with the state machine's reports.

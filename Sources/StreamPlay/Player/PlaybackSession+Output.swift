@@ -158,11 +158,7 @@ extension PlaybackSession {
             let facts = TrackEnding.Facts(
                 attached: state.attached, sinkIsRealTime: sink.isRealTime, formatKnown: state.format != nil,
                 nearingEndReported: state.nearingEndReported, canHandOff: handOff != nil)
-            let (step, output) = decide { commands -> ((TrackEnding.Step, OutputGate), [Effect]) in
-                let (step, actions) = commands.machine.nextEndingStep(facts)
-                return ((step, commands.machine.output), actions.map(Effect.machine))
-            }
-            state.output = output
+            let step = decide(updating: state) { $0.machine.nextEndingStep(facts) }
             switch step {
             case .finish(let final):
                 if case .failed(let error) = final { throw error }

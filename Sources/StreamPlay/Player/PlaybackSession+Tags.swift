@@ -6,10 +6,10 @@ extension PlaybackSession {
     /// Reports the track's names once its first audio is decoded: the ID3v2 tag's fields win,
     /// the container's tags and then an MP3's ID3v1 tag fill the gaps. Decoder thread.
     ///
-    /// An ID3v1 tag is looked for only while a name is missing (it can only fill gaps, as
-    /// ffmpeg's MP3 demuxer reasons). Over HTTP it costs a Range request, which runs on a thread
-    /// of its own: the first audio never waits for a tag, and the one event comes when the
-    /// request is answered (at most ``TrailingBytesReader/timeout`` later), before the track's end.
+    /// Whether an ID3v1 tag is looked for, and where, is ``TrailingTagPlanner``'s to say. Over
+    /// HTTP its Range request runs on a thread of its own: the first audio never waits for a
+    /// tag, and the one event comes when the request is answered (at most
+    /// ``TrailingBytesReader/timeout`` later), before the track's end.
     func reportTags(decoder: any AudioDecoder, state: DecodeState) {
         var names = (state.feed.heldTags ?? StreamMetadata(title: nil)).filling(from: decoder.tags)
         state.feed.heldTags = nil
@@ -18,16 +18,17 @@ extension PlaybackSession {
             logger.debug("replaygain", metadata: ["source": "\(gain.source.rawValue)", "scope": "\(gain.scope.rawValue)",
                                                   "gain": "\(gain.appliedGain) dB"])
         }
-        // ID3v1 belongs to MP3 files; mpg123 skips the tag's bytes at the end of the stream.
-        let missingName = names.title == nil || names.artist == nil || names.album == nil || names.trackNumber == nil
-        guard decoder.searchesForFrames, missingName else { return reportNames(names) }
-        switch playingSource {
-        case .media(.file(let path))?:
+        let location: MediaLocation? = if case .media(let location)? = playingSource { location } else { nil }
+        let info = input.control.info
+        switch TrailingTagPlanner.plan(names: names, isMPEGAudio: decoder.searchesForFrames, location: location,
+                                       rangeLength: info?.supportsRanges == true ? info?.totalLength : nil) {
+        case .none:
+            reportNames(names)
+        case .file(let path):
+            // mpg123 skips the tag's bytes at the end of the stream; they are read here.
             let trailer = TrailingBytesReader.file(path, count: ID3v1TagReader.trailerSize)
             reportNames(names.filling(from: trailer.flatMap(ID3v1TagReader.read)))
-        case .media(.remote(let url))?:
-            guard let info = input.control.info, info.supportsRanges, let total = info.totalLength,
-                  total >= ID3v1TagReader.tagSize else { return reportNames(names) }
+        case .range(let url, let total):
             let front = names
             state.trailingTagReader?.join()
             // Joined before the track's end is reported (decodeLoop), so the event never
@@ -40,8 +41,6 @@ extension PlaybackSession {
                 guard !stopped() else { return }
                 reportNames(front.filling(from: trailer.flatMap(ID3v1TagReader.read)))
             }
-        case .hls?, nil:
-            reportNames(names)
         }
     }
 

@@ -11,11 +11,9 @@ extension PlaybackSession {
             format.seconds(forFrames: sink.latencyFrames) - OutputGate.underrunThreshold
         } : nil
         let searching = state.searching
-        let (wait, output) = decide { commands -> ((PlaybackStateMachine.InputWait, OutputGate), [Effect]) in
-            let (wait, actions) = commands.machine.inputStarving(spareSeconds: spareSeconds, searching: searching, at: .now)
-            return ((wait, commands.machine.output), actions.map(Effect.machine))
+        let wait = decide(updating: state) {
+            $0.machine.inputStarving(spareSeconds: spareSeconds, searching: searching, at: .now)
         }
-        state.output = output
         switch wait {
         case .refill:
             logger.debug("rebuffering", metadata: ["location": "\(location)"])
@@ -41,12 +39,10 @@ extension PlaybackSession {
             remainingBytes: input.control.info?.totalLength.map { $0 - (feed.inputPosition + available) },
             ringCapacity: ring.capacity, inputEnded: feed.outcome != nil)
         let policy = RefillPolicy(standardRefill: configuration.rebufferRefill, prebuffer: configuration.prebuffer)
-        let (progress, output) = decide { commands -> ((PlaybackStateMachine.RefillProgress, OutputGate), [Effect]) in
+        let progress = decide(updating: state) { commands in
             facts.stopRequested = commands.stopRequested
-            let (progress, actions) = commands.machine.refillProgress(facts, policy: policy, at: .now)
-            return ((progress, commands.machine.output), actions.map(Effect.machine))
+            return commands.machine.refillProgress(facts, policy: policy, at: .now)
         }
-        state.output = output
         guard case .done(let target) = progress else { return progress == .notRebuffering }
         logger.debug("refilled", metadata: [
             "buffered": "\(available)", "target": "\(target)",
