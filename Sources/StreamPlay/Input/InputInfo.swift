@@ -27,4 +27,14 @@ public struct InputInfo: Sendable, Equatable {
     /// `true` for a stream with no length, no ranges and no duration, such as internet radio or
     /// live HLS: it has no duration and cannot seek.
     public var isEndless: Bool { totalLength == nil && !supportsRanges && duration == nil }
+
+    /// The Content-Type, lowercased, when it names text rather than audio: an HTML page (a
+    /// login or an error), JSON or XML. Such a response is refused before any of it is decoded.
+    /// A type that names neither (`application/octet-stream`, or none) leaves the bytes to
+    /// ``ContentSniffer``.
+    var textContentType: String? {
+        guard let type = contentType?.lowercased() else { return nil }
+        let textTypes = ["text/html", "application/xhtml+xml", "application/json", "text/xml", "application/xml"]
+        return textTypes.contains(where: { type.hasPrefix($0) }) ? type : nil
+    }
 }

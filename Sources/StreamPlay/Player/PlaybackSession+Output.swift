@@ -77,14 +77,6 @@ extension PlaybackSession {
         logger.debug("format change", metadata: ["from": "\(previous)", "to": "\(format)"])
     }
 
-    func checkContentType(_ info: InputInfo) throws(PlayerError) {
-        guard let type = info.contentType?.lowercased() else { return }
-        let textTypes = ["text/html", "application/xhtml+xml", "application/json", "text/xml", "application/xml"]
-        if textTypes.contains(where: { type.hasPrefix($0) }) {
-            throw .notAudio(url: location.description, reason: "the server sent \(type)")
-        }
-    }
-
     func reportDuration(decoder: any AudioDecoder, state: DecodeState) {
         guard let total = decoder.totalFrames, let format = decoder.format else { return }
         state.durationReported = true

@@ -312,7 +312,9 @@ final class PlaybackSession: QueueSession, @unchecked Sendable {
     private func apply(_ info: InputInfo, decoder: DecoderChoice, state: DecodeState) throws(PlayerError) {
         state.infoApplied = true
         commands.withEngineLock { $0.machine.inputInfo(isEndless: info.isEndless) }
-        try checkContentType(info)
+        if let type = info.textContentType {
+            throw .notAudio(url: location.description, reason: "the server sent \(type)")
+        }
         if let total = info.totalLength { decoder.setInputLength(total) }
         if let duration = info.duration {
             state.durationReported = true
