@@ -317,9 +317,14 @@ start_pulse() { # DIR [high-priority]
   # rate: a 48 kHz stream is resampled rather than switching the sink's rate). With
   # high-priority (the benchmark's server) the daemon runs at nice -11, as a desktop's sound
   # server does (PulseAudio's own default, and what PipeWire takes here), so that a busy
-  # machine's load competes with the players, not with the server that plays them.
+  # machine's load competes with the players, not with the server that plays them. No memfd
+  # transport (POSIX shared memory instead): with it, PulseAudio 16.1's null sink has aborted
+  # on a block a client sent ("Cannot send block reference with non-registered memfd ID",
+  # then an assertion in memblock.c), once in a test run and once in a benchmark run, which
+  # then failed every play after it.
   cat >"$pd/daemon.conf" <<EOF
 daemonize = no
+enable-memfd = no
 exit-idle-time = -1
 use-pid-file = no
 realtime-scheduling = no
