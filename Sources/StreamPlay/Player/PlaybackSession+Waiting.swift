@@ -6,8 +6,10 @@ extension PlaybackSession {
     /// runs out, or pauses it to refill, as the state machine decides
     /// (``PlaybackStateMachine/inputStarving(spareSeconds:searching:at:)``).
     func awaitInput(decoder: any AudioDecoder, state: DecodeState) {
-        // Asked of the sink before the lock: a sink's own code never runs under it.
-        let spareSeconds = sink.isRealTime ? decoder.format.map { format in
+        // Asked of the sink before the lock: a sink's own code never runs under it. Not asked
+        // while the machine would not use it (output not running: its gate only this thread changes).
+        let outputRuns = state.output.isStarted && !state.output.isRebuffering
+        let spareSeconds = sink.isRealTime && outputRuns ? decoder.format.map { format in
             format.seconds(forFrames: sink.latencyFrames) - OutputGate.underrunThreshold
         } : nil
         let searching = state.searching
