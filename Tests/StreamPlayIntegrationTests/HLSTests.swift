@@ -106,6 +106,29 @@ struct HLSTests {
         #expect(formats.count == 2)
     }
 
+    @Test("a discontinuity within the first prebuffer: the first stream starts and plays out before the sink reopens")
+    func discontinuityBeforeOutputStarts() async throws {
+        let recording = RecordingSink()
+        let sink = SinkCallLog(recording)
+        var configuration = PlayerConfiguration(output: .custom { sink })
+        // Longer than the first stream (7.9 s): its format changes before output would start.
+        configuration.prebuffer = 10
+        let player = Player(configuration: configuration)
+        player.play(try Self.http("hls/discontinuity/index.m3u8"))
+        #expect(try await player.finish(within: 60) == .ended)
+        let first = try ReferenceAudio("hls/discontinuity/partA.mp3")
+        let second = try ReferenceAudio("hls/discontinuity/partB.mp3")
+        let opens = sink.calls.indices.filter { sink.calls[$0].hasPrefix("open") }
+        try #require(opens.count == 2, "\(sink.calls)")
+        #expect(Array(sink.calls[opens[0]..<opens[1]]) == ["open \(first.sampleRate)/\(first.channels)", "write", "start", "drain"],
+                "the first stream is written, started and played out before the sink reopens: \(sink.calls)")
+        #expect(sink.calls[opens[1]] == "open \(second.sampleRate)/\(second.channels)")
+        let parts = recording.parts
+        try #require(parts.count == 2, "formats: \(parts.map(\.format))")
+        #expect(SampleDifference.between(parts[0].samples, first.samples) == nil, "the first stream (\(parts[0].samples.count) of \(first.samples.count) samples)")
+        #expect(SampleDifference.between(parts[1].samples, second.samples) == nil, "the second stream (\(parts[1].samples.count) of \(second.samples.count) samples)")
+    }
+
     @Test("a live playlist that grows while playing: every segment once, in order, then its end")
     func live() async throws {
         let reference = try ReferenceAudio("hls/live/source.mp3")

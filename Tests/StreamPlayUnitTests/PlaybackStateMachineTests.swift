@@ -19,6 +19,14 @@ struct PlaybackStateMachineTests {
     static let lastTrack = TrackEnding.Facts(
         attached: true, sinkIsRealTime: true, formatKnown: true, nearingEndReported: true, canHandOff: false)
 
+    /// A rebuffer under way refills (the input has enough, here because it ended): the actions.
+    static func refill(_ machine: inout PlaybackStateMachine,
+                       at now: ContinuousClock.Instant) -> [PlaybackStateMachine.Action] {
+        let facts = PlaybackStateMachine.RefillFacts(
+            bufferedBytes: 0, bytesPerSecond: 16_000, ringCapacity: 1 << 20, inputEnded: true)
+        return machine.refillProgress(facts, policy: RefillPolicy(standardRefill: 2, prebuffer: 0.1), at: now).1
+    }
+
     /// The last audio is decoded: the actions that come with the ending's first step.
     static func beginEnding(_ machine: inout PlaybackStateMachine) -> [PlaybackStateMachine.Action] {
         machine.lastAudioDecoded()
@@ -63,7 +71,7 @@ struct PlaybackStateMachineTests {
         #expect(machine.inputStarving(spareSeconds: 0.01, at: Self.start).1 == [], "audio is left above the threshold")
         #expect(machine.inputStarving(spareSeconds: 0, at: Self.start).1 == [.pauseSink, .report(.buffering)])
         #expect(machine.phase == .rebuffering)
-        #expect(machine.refilled(at: Self.start + .milliseconds(1500))
+        #expect(Self.refill(&machine, at: Self.start + .milliseconds(1500))
                 == [.rebufferEnded(seconds: 1.5, told: true), .startSink, .report(.playing)])
         #expect(machine.phase == .playing)
     }
@@ -153,6 +161,33 @@ struct PlaybackStateMachineTests {
         #expect(paused.resume() == [.startSink, .report(.playing)])
     }
 
+    @Test("a new stream's format before output started: the old audio starts and drains first; before the sink is the track's, the format is only adopted")
+    func formatChangeBeforeOutput() {
+        var machine = PlaybackStateMachine()
+        _ = machine.firstAudioDecoded()
+        #expect(machine.streamFormatChanged(attached: false) == (.adopt, []),
+                "no sink of its own yet (a preloaded track): nothing to play out, the sink left alone")
+        machine.outputOpened(prebufferFrames: 100)
+        _ = machine.framesQueued(30)
+        let (step, actions) = machine.streamFormatChanged(attached: true)
+        #expect(step == .drainThenReopen)
+        #expect(actions == [.reportBufferingProgress(1), .startSink, .report(.playing)],
+                "the old stream was shorter than the prebuffer: it is heard before the sink reopens")
+        machine.outputOpened(prebufferFrames: 100)
+        #expect(machine.output.framesBeforeStart == 100, "the new stream prebuffers afresh")
+
+        var playing = Self.playing()
+        #expect(playing.streamFormatChanged(attached: true) == (.drainThenReopen, []), "output runs: only the drain")
+
+        var paused = PlaybackStateMachine()
+        _ = paused.firstAudioDecoded()
+        paused.outputOpened(prebufferFrames: 100)
+        _ = paused.framesQueued(30)
+        _ = paused.pause()
+        #expect(paused.streamFormatChanged(attached: true) == (.drainThenReopen, [.reportBufferingProgress(1)]),
+                "paused: output starts, the sink stays paused until the resume")
+    }
+
     @Test("a seek during a rebuffer ends it untold; output waits for the new position's prebuffer")
     func seekDuringRebuffer() {
         var machine = Self.playing()
@@ -191,7 +226,7 @@ struct PlaybackStateMachineTests {
         #expect(machine.resume() == [.startSink, .report(.playing)])
         #expect(machine.inputStarving(spareSeconds: 0, at: Self.start) == (.refill, [.pauseSink, .report(.buffering)]))
         #expect(machine.pause() == [.pauseSink, .report(.paused)])
-        #expect(machine.refilled(at: Self.start) == [.rebufferEnded(seconds: 0, told: true)],
+        #expect(Self.refill(&machine, at: Self.start) == [.rebufferEnded(seconds: 0, told: true)],
                 "refilled under the pause: told as a rebuffer, the sink left paused, the phase not told")
         #expect(machine.phase == .playing)
         #expect(machine.resume() == [.startSink, .report(.playing)])
@@ -207,7 +242,7 @@ struct PlaybackStateMachineTests {
         #expect(machine.state == .ended)
         #expect(machine.resume() == [], "nothing to resume")
         #expect(machine.pause() == [])
-        #expect(machine.refilled(at: Self.start) == [], "no refill told after the end")
+        #expect(Self.refill(&machine, at: Self.start) == [], "no refill told after the end")
         var ended = Self.playing()
         _ = Self.beginEnding(&ended)
         _ = ended.finished(.ended)

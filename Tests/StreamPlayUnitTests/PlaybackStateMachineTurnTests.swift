@@ -54,7 +54,7 @@ struct PlaybackStateMachineTurnTests {
         _ = machine.inputStarving(spareSeconds: 0, at: PlaybackStateMachineTests.start)
         #expect(machine.nextTurn(Self.formatKnown) == .refill)
         #expect(machine.nextTurn(.init(formatKnown: true, inputInfoWaiting: true)) == .applyInputInfo)
-        _ = machine.refilled(at: PlaybackStateMachineTests.start)
+        _ = PlaybackStateMachineTests.refill(&machine, at: PlaybackStateMachineTests.start)
         #expect(machine.nextTurn(Self.formatKnown) == .decode)
     }
 

@@ -37,6 +37,10 @@ struct OutputGate: Sendable, Equatable {
 
     var isRebuffering: Bool { rebufferingSince != nil }
 
+    /// Whether output runs: started, and not paused to refill. Only then can a real-time sink
+    /// run out, so only then is its queue worth asking for (it takes the sound server's lock).
+    var isRunning: Bool { isStarted && !isRebuffering }
+
     /// Whether audio was queued in the sink since it opened (or output started).
     var hasQueuedAudio: Bool { isStarted || framesBuffered > 0 }
 

@@ -50,17 +50,24 @@ extension PlaybackSession {
 
     /// A new stream follows within the input (an HLS discontinuity). In another format, the sink
     /// plays out the old audio, reopens in the new format, and the timeline goes on at the new
-    /// rate; in the same format, audio simply goes on.
+    /// rate, as ``PlaybackStateMachine/streamFormatChanged(attached:)`` decides; in the same
+    /// format, audio simply goes on.
     func switchFormat(from previous: AudioFormat, to format: AudioFormat,
-                              state: DecodeState) throws(PlayerError) {
+                      state: DecodeState) throws(PlayerError) {
         guard previous != format else { return }
-        if state.output.isStarted {
-            // Interrupted by a seek or a stop, which start the output over anyway.
-            _ = try sink.drain()
+        let attached = state.attached
+        let step = decide(updating: state) { $0.machine.streamFormatChanged(attached: attached) }
+        state.format = format
+        if let length, length > 0 {
+            state.endFrame = format.frames(forSeconds: startTime + length)
         }
+        logger.debug("format change", metadata: ["from": "\(previous)", "to": "\(format)"])
+        // Not attached: nothing was written, and `attach` opens the sink in the new format.
+        guard step == .drainThenReopen else { return }
+        // Interrupted by a seek or a stop, which start the output over anyway.
+        _ = try sink.drain()
         let seconds = previous.seconds(forFrames: timeline.nextFrame)
         try sink.open(format: format)
-        state.format = format
         timeline.opened(sampleRate: format.sampleRate)
         timeline.rebase(at: format.frames(forSeconds: seconds))
         state.rebase = false
@@ -71,10 +78,6 @@ extension PlaybackSession {
             machine.outputOpened(prebufferFrames: prebuffer)
             return []
         }
-        if let length, length > 0 {
-            state.endFrame = format.frames(forSeconds: startTime + length)
-        }
-        logger.debug("format change", metadata: ["from": "\(previous)", "to": "\(format)"])
     }
 
     func reportDuration(decoder: any AudioDecoder, state: DecodeState) {

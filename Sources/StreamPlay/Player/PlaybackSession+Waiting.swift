@@ -8,8 +8,7 @@ extension PlaybackSession {
     func awaitInput(decoder: any AudioDecoder, state: DecodeState) {
         // Asked of the sink before the lock: a sink's own code never runs under it. Not asked
         // while the machine would not use it (output not running: its gate only this thread changes).
-        let outputRuns = state.output.isStarted && !state.output.isRebuffering
-        let spareSeconds = sink.isRealTime && outputRuns ? decoder.format.map { format in
+        let spareSeconds = sink.isRealTime && state.output.isRunning ? decoder.format.map { format in
             format.seconds(forFrames: sink.latencyFrames) - OutputGate.underrunThreshold
         } : nil
         let searching = state.searching
@@ -40,10 +39,9 @@ extension PlaybackSession {
             linkBytesPerSecond: feed.transferRate.bytesPerSecond(at: configuration.clock.now.inSeconds),
             remainingBytes: input.control.info?.totalLength.map { $0 - (feed.inputPosition + available) },
             ringCapacity: ring.capacity, inputEnded: feed.outcome != nil)
-        let policy = RefillPolicy(standardRefill: configuration.rebufferRefill, prebuffer: configuration.prebuffer)
         let progress = decide(updating: state) { commands in
             facts.stopRequested = commands.stopRequested
-            return commands.machine.refillProgress(facts, policy: policy, at: .now)
+            return commands.machine.refillProgress(facts, policy: refillPolicy, at: .now)
         }
         guard case .done(let target) = progress else { return progress == .notRebuffering }
         logger.debug("refilled", metadata: [

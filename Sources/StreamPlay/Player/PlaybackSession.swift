@@ -52,6 +52,8 @@ final class PlaybackSession: QueueSession, @unchecked Sendable {
     let length: Double?
     let urlRefresher: URLRefresher?
     let configuration: PlayerConfiguration
+    /// How much a rebuffer refills, from the configuration.
+    let refillPolicy: RefillPolicy
     let sink: any AudioSink
     /// Hands a report to the player. Called with no lock held, in the order decided (see
     /// ``report(_:)``); only the input thread's stream metadata comes straight here.
@@ -106,6 +108,7 @@ final class PlaybackSession: QueueSession, @unchecked Sendable {
         self.length = length
         self.sink = sink
         self.configuration = configuration
+        refillPolicy = RefillPolicy(standardRefill: configuration.rebufferRefill, prebuffer: configuration.prebuffer)
         self.notifyPlayer = report
         let wake = self.wake
         ring = ByteRing(capacity: configuration.inputBufferCapacity) { wake.signal() }

@@ -179,7 +179,8 @@ struct PlaybackStateMachine: Sendable, Equatable {
         follow(output.queued(frames: frames))
     }
 
-    /// Output starts now, full prebuffer or not (the input ended first).
+    /// Output starts now, full prebuffer or not (the input ended first, or the stream changed
+    /// format).
     private mutating func startOutput() -> [Action] {
         follow(output.start())
     }
@@ -207,7 +208,7 @@ struct PlaybackStateMachine: Sendable, Equatable {
     /// every step of the search.
     mutating func inputStarving(spareSeconds: Double?, searching: Bool = false,
                                 at now: ContinuousClock.Instant) -> (InputWait, [Action]) {
-        guard let spareSeconds, !phase.isFinal, output.isStarted, !output.isRebuffering, !searching, !isPaused else {
+        guard let spareSeconds, !phase.isFinal, output.isRunning, !searching, !isPaused else {
             return (.wait(seconds: Self.longestInputWait), [])
         }
         let actions = follow(output.starving(spareSeconds: spareSeconds, at: now))
@@ -216,7 +217,7 @@ struct PlaybackStateMachine: Sendable, Equatable {
     }
 
     /// Enough input is buffered again (or the input ended): output resumes.
-    mutating func refilled(at now: ContinuousClock.Instant) -> [Action] {
+    private mutating func refilled(at now: ContinuousClock.Instant) -> [Action] {
         follow(output.refilled(at: now))
     }
 
@@ -264,6 +265,27 @@ struct PlaybackStateMachine: Sendable, Equatable {
             return (.waiting(targetBytes: target), [])
         }
         return (.done(targetBytes: target), refilled(at: now))
+    }
+
+    /// How the decoder thread moves the sink to a new stream's format (see
+    /// ``streamFormatChanged(attached:)``).
+    enum FormatSwitch: Sendable, Equatable {
+        /// The sink is not this track's yet (no audio was written): the format is simply the
+        /// one the sink opens with, when the first audio comes.
+        case adopt
+        /// Play out what the sink holds of the old stream, then reopen it in the new format.
+        case drainThenReopen
+    }
+
+    /// A new stream in another format follows within the input (an HLS discontinuity), with the
+    /// sink `attached` for this track or not. Reopening a sound server's stream drops what it
+    /// has not played, so the old audio is played out first; output that never started (the
+    /// old stream was shorter than the prebuffer) starts here, as at a track's end. A paused
+    /// listener's sink stays paused: the drain then waits in the sink for the resume (a seek or
+    /// a stop interrupts it).
+    mutating func streamFormatChanged(attached: Bool) -> (FormatSwitch, [Action]) {
+        guard attached else { return (.adopt, []) }
+        return (.drainThenReopen, output.isStarted ? [] : startOutput())
     }
 
     /// The machine's actions for what the output gate decided, in its order; none once the
