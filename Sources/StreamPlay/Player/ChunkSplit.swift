@@ -3,7 +3,7 @@
 ///
 /// A sink that is not started yet and fills up blocks the write; were the whole chunk written
 /// before output started, a chunk larger than the room left could block a sink that nothing
-/// would ever start. Pure arithmetic on frames, tested on its own; the session writes the parts.
+/// would ever start. Pure arithmetic on frames, tested on its own; ``TrackOutput`` writes the parts.
 struct ChunkSplit: Sendable, Equatable {
     /// Bytes to write before output may start, `nil` once it has: they complete (or go
     /// towards) the prebuffer, and are counted as queued (``PlaybackStateMachine/framesQueued(_:)``).

@@ -5,7 +5,7 @@ import Logging
 /// ``ContentSniffer``, what to skip, and how damage or an early end is decoded past.
 ///
 /// Confined to the decoder thread: the decode loop calls it, and so does a decoder that reads
-/// its input itself (FFmpeg, through ``PlaybackSession/InputPump``), on the same thread. What
+/// its input itself (FFmpeg, through ``RingInputPump``), on the same thread. What
 /// the play does with the audio, and when it waits, is the session's.
 final class DecoderFeed {
     let ring: ByteRing
@@ -223,8 +223,7 @@ final class DecoderFeed {
             return true
         case .passTag(let size):
             // The tag's names are reported with the other tags' once the audio is known
-            // (``PlaybackSession/reportTags(decoder:state:)``); its ReplayGain goes to the
-            // decoder, which applies it.
+            // (``TrackNamesReporter``); its ReplayGain goes to the decoder, which applies it.
             if var names = ID3TagReader.read(held.prefix(size)) {
                 if let gain = names.replayGainValues { decoder.useReplayGain(fromTag: gain) }
                 names.replayGainValues = nil

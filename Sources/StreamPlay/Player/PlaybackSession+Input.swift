@@ -5,18 +5,19 @@ extension PlaybackSession {
     /// reader for HLS.
     func makeInput(for source: PlaybackSource) -> any InputSource {
         let wake = self.wake
-        let control = InputControl { wake.signal() }
+        let inputControl = InputControl { wake.signal() }
         let onReconnect: @Sendable () -> Void = { [weak self] in self?.reconnects.add(1, ordering: .relaxed) }
         switch source {
         case .media(.remote(let url)):
-            let report = self.notifyPlayer
-            return CurlInputSource(url: url, ring: ring, control: control, configuration: configuration,
+            // Straight to the player, not through the outbox: the input thread's own event.
+            let notifyPlayer = playback.notifyPlayer
+            return CurlInputSource(url: url, ring: ring, control: inputControl, configuration: configuration,
                                    urlRefresher: urlRefresher, onReconnect: onReconnect,
-                                   onMetadata: { metadata in report(.metadata(metadata)) })
+                                   onMetadata: { metadata in notifyPlayer(.metadata(metadata)) })
         case .media(.file(let path)):
-            return FileInputSource(path: path, ring: ring, control: control)
+            return FileInputSource(path: path, ring: ring, control: inputControl)
         case .hls(let url, let playlist):
-            return HLSInputSource(playlistURL: url, playlist: playlist, ring: ring, control: control,
+            return HLSInputSource(playlistURL: url, playlist: playlist, ring: ring, control: inputControl,
                                   configuration: configuration, urlRefresher: urlRefresher, onReconnect: onReconnect)
         }
     }

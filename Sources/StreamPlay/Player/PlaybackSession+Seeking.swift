@@ -4,10 +4,10 @@ extension PlaybackSession {
     func performSeek(to target: Double, format: AudioFormat, decoder: any AudioDecoder,
                              state: DecodeState) throws(PlayerError) {
         defer {
-            commands.withEngineLock { $0.machine.seekCarriedOut() }
+            playback.withMachine { $0.seekCarriedOut() }
         }
         if input.control.info?.isEndless == true {
-            report(.seekRefused(.seekNotSupported(reason: "\(location) is a live stream")))
+            playback.report(.seekRefused(.seekNotSupported(reason: "\(location) is a live stream")))
             return
         }
         if let playlist = input.segmentedPlaylist {
@@ -22,14 +22,14 @@ extension PlaybackSession {
         do {
             seeked = try decoder.seek(toFrame: frame)
         } catch where error.code == .seekNotSupported {
-            report(.seekRefused(error))
+            playback.report(.seekRefused(error))
             return
         }
         guard let (landed, inputOffset) = seeked else {
             // The decoder started over: from the beginning, then this seek again.
             if state.attached { sink.flush() }
             state.feed.startOver()
-            decide(updating: state) { $0.seekRestartsFromStart(to: target, at: .now) }
+            playback.decide(updating: state) { $0.seekRestartsFromStart(to: target, at: .now) }
             state.rebase = true
             return
         }
@@ -62,9 +62,9 @@ extension PlaybackSession {
     /// rebuffer ends, and output starts again once the new position is prebuffered.
     func land(at frame: Int, format: AudioFormat, state: DecodeState) {
         if state.attached { sink.flush() }
-        decide(updating: state) { $0.seekLanded(at: .now) }
+        playback.decide(updating: state) { $0.seekLanded(at: .now) }
         timeline.rebase(at: frame)
         state.rebase = true
-        report(.seeked(format.seconds(forFrames: frame)))
+        playback.report(.seeked(format.seconds(forFrames: frame)))
     }
 }

@@ -9,12 +9,12 @@ import Synchronization
 /// into the sink.
 ///
 /// The decoder thread owns the decoder and the decode loop; other threads only post commands
-/// (``Commands``) and read the ``timeline``. What the loop does next, where the play is, and
-/// when output starts, pauses and ends are ``PlaybackStateMachine``'s to decide, under the
-/// commands lock; the session carries out its actions after releasing it (``decide(_:)``).
-/// The decoder's input side is a ``DecoderFeed``; what a location stands for is
-/// ``PlaybackSourceResolver``'s. The decoder thread sleeps on ``wake`` when it has nothing to
-/// do, and in the sink when the sink is full.
+/// (through ``playback``) and read the ``timeline``. What the loop does next, where the play
+/// is, and when output starts, pauses and ends are ``PlaybackStateMachine``'s to decide, under
+/// the commands lock; ``PlaybackControl`` carries out its actions after releasing it. The
+/// decoder's input side is a ``DecoderFeed``, its sink side a ``TrackOutput``; what a location
+/// stands for is ``PlaybackSourceResolver``'s. The decoder thread sleeps on ``wake`` when it
+/// has nothing to do, and in the sink when the sink is full.
 final class PlaybackSession: QueueSession, @unchecked Sendable {
     /// What the session tells its ``Player``.
     enum Report: Sendable {
@@ -33,36 +33,19 @@ final class PlaybackSession: QueueSession, @unchecked Sendable {
         case firstAudioHeard
     }
 
-    /// Commands from control threads, taken by the decoder thread.
-    struct Commands {
-        var stopRequested = false
-        /// Set, under this lock, just before the session opens the sink: from then on a stop
-        /// must interrupt the sink, which the session may be blocked in. Taken under the same
-        /// lock as `stopRequested`, so a stop either sees it or is seen before the sink is opened.
-        var claimedSink = false
-        /// Where the play is, and whether the listener paused it.
-        var machine = PlaybackStateMachine()
-        /// What was decided and is not carried out yet, in order (see ``decide(_:)``).
-        var outbox: [Effect] = []
-        /// Whether a thread is carrying out the outbox.
-        var carryingOut = false
-    }
-
     let location: MediaLocation
     let length: Double?
     let urlRefresher: URLRefresher?
     let configuration: PlayerConfiguration
-    /// How much a rebuffer refills, from the configuration.
-    let refillPolicy: RefillPolicy
     let sink: any AudioSink
-    /// Hands a report to the player. Called with no lock held, in the order decided (see
-    /// ``report(_:)``); only the input thread's stream metadata comes straight here.
-    let notifyPlayer: @Sendable (Report) -> Void
+    /// The state machine under its lock, the commands, and the player's reports, in order.
+    let playback: PlaybackControl
+    /// The sink side: opening, writing, a new format, the ending and its hand-off.
+    let trackOutput: TrackOutput
     let startTime: Double
     let wake = ThreadSignal()
-    /// What the thread reading an ID3v1 tag's Range request sleeps on: a stop signals it.
-    let tagReaderWakeUp = WakeUpSignal()
-    let commands = Mutex(Commands())
+    /// Reports the track's names from its tags.
+    let names: TrackNamesReporter
     let ring: ByteRing
     /// Made on the decoder thread once the location is known to be audio (not a playlist).
     var input: (any InputSource)!
@@ -74,42 +57,34 @@ final class PlaybackSession: QueueSession, @unchecked Sendable {
     let activated: Atomic<Bool>
     /// The format of a preloaded session's first audio, once decoded and waiting.
     let waitingFormat = Mutex<AudioFormat?>(nil)
-    /// Set once the session has opened the sink; before that, it never touches it.
-    let attached = Atomic<Bool>(false)
-    /// Set when the next track took over the sink at this one's end: this one no longer touches it.
-    let handedOff = Atomic<Bool>(false)
-    /// Asked at the end of the track, with its format, whether the next track takes over the
-    /// sink without a drain (gapless); `true` if it did.
-    let handOff: (@Sendable (AudioFormat) -> Bool)?
     var logger: Logger { configuration.logger }
 
     /// Where the play is in the track: written by the decoder thread, read by any thread.
     let timeline = PlaybackTimeline()
-    /// Watches for the first audio heard after an activation (see ``watchFirstAudio()``).
-    let firstAudioWatch = Mutex<EngineThread?>(nil)
-    let firstAudioWake = ThreadSignal()
-    // Statistics, written by the engine threads, read by any thread.
-    let rebuffers = Atomic<Int>(0)
-    let rebufferMilliseconds = Atomic<Int>(0)
+    /// Watches for the first audio heard after an activation.
+    let firstAudioWatch: FirstAudioWatch
+    /// Reconnects of this play's input, written by the input thread, read by any thread.
     let reconnects = Atomic<Int>(0)
 
     /// - Parameters:
     ///   - preload: start as the next track: decode the first audio, then wait for ``activate()``.
-    ///   - handOff: see ``handOff``.
+    ///   - handOff: see ``TrackOutput/handOff``.
     init(location: MediaLocation, startTime: Double, length: Double?, sink: any AudioSink,
          configuration: PlayerConfiguration, urlRefresher: URLRefresher?,
          preload: Bool = false, handOff: (@Sendable (AudioFormat) -> Bool)? = nil,
          report: @escaping @Sendable (Report) -> Void) {
         self.activated = Atomic(!preload)
-        self.handOff = handOff
         self.urlRefresher = urlRefresher
         self.location = location
         self.startTime = max(startTime, 0)
         self.length = length
         self.sink = sink
         self.configuration = configuration
-        refillPolicy = RefillPolicy(standardRefill: configuration.rebufferRefill, prebuffer: configuration.prebuffer)
-        self.notifyPlayer = report
+        playback = PlaybackControl(sink: sink, notifyPlayer: report)
+        trackOutput = TrackOutput(playback: playback, sink: sink, timeline: timeline, configuration: configuration,
+                             wake: wake, handOff: handOff)
+        firstAudioWatch = FirstAudioWatch(playback: playback, trackOutput: trackOutput)
+        names = TrackNamesReporter(playback: playback, configuration: configuration)
         let wake = self.wake
         ring = ByteRing(capacity: configuration.inputBufferCapacity) { wake.signal() }
     }
@@ -126,10 +101,7 @@ final class PlaybackSession: QueueSession, @unchecked Sendable {
     func activate() {
         activated.store(true, ordering: .releasing)
         wake.signal()
-        firstAudioWatch.withEngineLock { watch in
-            guard watch == nil, !isStopRequested else { return }
-            watch = EngineThread(name: "sp-first-audio") { [self] in watchFirstAudio() }
-        }
+        firstAudioWatch.start()
     }
 
     /// The format of a preloaded session's first audio, when it is decoded and waiting.
@@ -140,7 +112,7 @@ final class PlaybackSession: QueueSession, @unchecked Sendable {
     /// Asks for audio from `seconds` on.
     /// - Returns: `false` if the track has already ended, so a seek needs a new session.
     func seek(to seconds: Double) -> Bool {
-        let answer = decide { commands -> (PlaybackStateMachine.SeekAnswer, [Effect]) in
+        let answer = playback.decide { commands -> (PlaybackStateMachine.SeekAnswer, [PlaybackControl.Effect]) in
             let answer = commands.machine.seek(to: seconds)
             guard answer == .refusedLive else { return (answer, []) }
             return (answer, [.report(.seekRefused(.seekNotSupported(reason: "\(location) is a live stream")))])
@@ -156,39 +128,34 @@ final class PlaybackSession: QueueSession, @unchecked Sendable {
 
     /// Ends the play and waits for the engine threads to finish.
     func stop() {
-        let claimed = commands.withEngineLock { commands in
-            commands.stopRequested = true
-            return commands.claimedSink
-        }
-        if claimed && !handedOff.load(ordering: .acquiring) { sink.interrupt() }
+        let claimed = playback.requestStop()
+        if claimed && !trackOutput.handedOff.load(ordering: .acquiring) { sink.interrupt() }
         wake.signal()
-        tagReaderWakeUp.signal()
-        firstAudioWake.signal()
+        names.wakeUp.signal()
         thread.withEngineLock { $0 }?.join()
-        firstAudioWatch.withEngineLock { $0 }?.join()
+        firstAudioWatch.stop()
     }
 
     /// Whether the play was asked to stop.
-    var isStopRequested: Bool { commands.withEngineLock { $0.stopRequested } }
+    var isStopRequested: Bool { playback.isStopRequested }
 
-    /// Whether this session may use the sink: it opened it and has not handed it over.
-    var ownsSink: Bool {
-        attached.load(ordering: .acquiring) && !handedOff.load(ordering: .acquiring)
+    /// Pauses or resumes. The sink reacts at once; the decoder thread learns on its next turn.
+    func setPaused(_ paused: Bool) {
+        playback.decide { paused ? $0.pause() : $0.resume() }
+        wake.signal()
     }
 
     /// Seconds heard so far (``PlaybackTimeline/position(latency:)``); while a seek is
     /// pending, its target, and before the first audio, the start time if there is one.
     var position: Double? {
-        if let target = commands.withEngineLock({ $0.machine.shownSeekTarget }) { return target }
+        if let target = playback.withMachine({ $0.shownSeekTarget }) { return target }
         return timeline.position { sink.latencyFrames } ?? (startTime > 0 ? startTime : nil)
     }
 
     /// Seconds of earlier audio the sink plays before this session's first frame: the tail of
     /// the track that handed the sink over. 0 once this session's audio is heard; `nil` before
     /// the format is known.
-    var secondsBeforeFirstAudio: Double? {
-        timeline.secondsBeforeFirstAudio { sink.latencyFrames }
-    }
+    var secondsBeforeFirstAudio: Double? { trackOutput.secondsBeforeFirstAudio }
 
     /// Seconds into the track where this session's audio ends: all that it wrote. Read after a
     /// gapless hand-off, when it writes no more; `nil` before the format is known.
@@ -196,7 +163,7 @@ final class PlaybackSession: QueueSession, @unchecked Sendable {
 
     /// Rebuffers and reconnects of this play so far.
     var statistics: (rebuffers: Int, rebufferSeconds: Double, reconnects: Int) {
-        (rebuffers.load(ordering: .relaxed), Double(rebufferMilliseconds.load(ordering: .relaxed)) / 1000,
+        (playback.rebuffers.load(ordering: .relaxed), Double(playback.rebufferMilliseconds.load(ordering: .relaxed)) / 1000,
          reconnects.load(ordering: .relaxed))
     }
 
@@ -236,19 +203,24 @@ final class PlaybackSession: QueueSession, @unchecked Sendable {
         switch result {
         case .success(let final):
             if final == .ended { timeline.markDrained() }
-            if final == .ended || final == .stopped, ownsSink {
+            if final == .ended || final == .stopped, trackOutput.ownsSink {
                 sink.flush()
             }
-            finish(final == .ended && handedOff.load(ordering: .acquiring) ? .handedOff : final)
+            finish(final == .ended && trackOutput.handedOff.load(ordering: .acquiring) ? .handedOff : final)
         case .failure where isStopRequested:
             // Whatever failed while stopping (an interrupted connection) is part of the stop.
-            if ownsSink { sink.flush() }
+            if trackOutput.ownsSink { sink.flush() }
             finish(.stopped)
         case .failure(let error):
-            if ownsSink { sink.flush() }
+            if trackOutput.ownsSink { sink.flush() }
             logger.debug("play failed", metadata: ["location": "\(location)", "error": "\(error)"])
             finish(.failed(error))
         }
+    }
+
+    /// The play is over: `final` is what the listener is told last.
+    private func finish(_ final: PlaybackStateMachine.Phase) {
+        playback.decide { $0.finished(final) }
     }
 
     /// The loop of the decoder thread. Returns `.ended`, or `.stopped` when stopped.
@@ -260,14 +232,16 @@ final class PlaybackSession: QueueSession, @unchecked Sendable {
             ring: ring, input: input, decoder: decoder, buffer: inputBuffer, url: location.description,
             configuration: configuration,
             timeline: timeline,
-            firstBytesArrived: { [self] in decide { $0.bytesArrived() } })
+            firstBytesArrived: { [playback] in playback.decide { $0.bytesArrived() } })
         let state = DecodeState(feed: feed)
         // The tag's event, if one is on its way, comes before the end the caller reports.
         defer { state.trailingTagReader?.join() }
-        commands.withEngineLock { $0.machine.decodingBegan(startTime: startTime) }
+        playback.withMachine { $0.decodingBegan(startTime: startTime) }
         input.start(at: 0, generation: feed.generation)
 
-        let pump = InputPump(session: self, state: state)
+        let waiter = InputWaiter(playback: playback, sink: sink, ring: ring, input: input, wake: wake,
+                                 configuration: configuration, url: location.description)
+        let pump = RingInputPump(playback: playback, state: state, waiter: waiter, wake: wake)
         feed.pump = pump
         // The feed and an FFmpeg decoder hold the pump without owning it: it must outlive the
         // loop, which an optimised build would not otherwise guarantee after its last use here.
@@ -280,11 +254,11 @@ final class PlaybackSession: QueueSession, @unchecked Sendable {
         while true {
             // A preloaded session waiting for its turn must not clear an interrupt meant for the
             // session that writes into the shared sink.
-            if activated.load(ordering: .acquiring) && !handedOff.load(ordering: .acquiring) { sink.clearInterrupt() }
+            if activated.load(ordering: .acquiring) && !trackOutput.handedOff.load(ordering: .acquiring) { sink.clearInterrupt() }
             var facts = PlaybackStateMachine.TurnFacts(
                 formatKnown: decoder.format != nil, sinkIsRealTime: sink.isRealTime,
                 inputInfoWaiting: !state.infoApplied && input.control.info != nil)
-            let step = commands.withEngineLock { commands in
+            let step = playback.commands.withEngineLock { commands in
                 facts.stopRequested = commands.stopRequested
                 state.output = commands.machine.output
                 return commands.machine.nextTurn(facts)
@@ -301,11 +275,11 @@ final class PlaybackSession: QueueSession, @unchecked Sendable {
                 guard let info = input.control.info else { continue }
                 try apply(info, decoder: decoder, state: state)
             case .endTrack:
-                if try finishPlayback(state: state) { return .ended }
+                if try trackOutput.finishPlayback(state: state) { return .ended }
             case .refill:
-                if !refilled(decoder: decoder, state: state) { wake.wait(timeout: 0.05) }
+                if !waiter.refilled(state: state) { wake.wait(timeout: 0.05) }
             case .decode:
-                if let end = try decodeNext(decoder, into: pcm, state: state) { return end }
+                if let end = try decodeNext(decoder, into: pcm, state: state, waiter: waiter) { return end }
             }
         }
     }
@@ -314,14 +288,14 @@ final class PlaybackSession: QueueSession, @unchecked Sendable {
     /// the decoder and its duration to the player.
     private func apply(_ info: InputInfo, decoder: DecoderChoice, state: DecodeState) throws(PlayerError) {
         state.infoApplied = true
-        commands.withEngineLock { $0.machine.inputInfo(isEndless: info.isEndless) }
+        playback.withMachine { $0.inputInfo(isEndless: info.isEndless) }
         if let type = info.textContentType {
             throw .notAudio(url: location.description, reason: "the server sent \(type)")
         }
         if let total = info.totalLength { decoder.setInputLength(total) }
         if let duration = info.duration {
             state.durationReported = true
-            report(.duration(duration))
+            playback.report(.duration(duration))
         }
     }
 
@@ -330,27 +304,28 @@ final class PlaybackSession: QueueSession, @unchecked Sendable {
     /// ``TrackEndPlanner`` makes of that). Returns the play's end when it ended here: stopped
     /// while the sink opened.
     private func decodeNext(_ decoder: DecoderChoice, into pcm: UnsafeMutableRawBufferPointer,
-                            state: DecodeState) throws(PlayerError) -> PlaybackStateMachine.Phase? {
+                            state: DecodeState, waiter: InputWaiter) throws(PlayerError) -> PlaybackStateMachine.Phase? {
         let feed = state.feed
         switch try feed.decode(into: pcm) {
         case .formatChanged:
             guard let format = decoder.format else { return nil }
-            if let previous = state.format {
-                // A new stream within the input (an HLS discontinuity).
-                try switchFormat(from: previous, to: format, state: state)
-                return nil
-            }
+            let previous = state.format
             state.format = format
             if let length, length > 0 {
                 state.endFrame = format.frames(forSeconds: startTime + length)
             }
+            if let previous {
+                // A new stream within the input (an HLS discontinuity).
+                try trackOutput.switchFormat(from: previous, to: format, state: state)
+                return nil
+            }
             reportDuration(decoder: decoder, state: state)
-            reportTags(decoder: decoder, state: state)
-            if commands.withEngineLock({ $0.machine.pendingSeek }) == nil { timeline.rebase(at: 0) }
-            decide { $0.firstAudioDecoded() }
+            names.report(decoder: decoder, state: state, source: playingSource, info: input.control.info)
+            if playback.withMachine({ $0.pendingSeek }) == nil { timeline.rebase(at: 0) }
+            playback.decide { $0.firstAudioDecoded() }
         case .tagsChanged:
             // Reported as the stream's first audio goes to the sink, not when it was demuxed.
-            if let tags = decoder.tags { report(.metadata(tags)) }
+            if let tags = decoder.tags { playback.report(.metadata(tags)) }
         case .audio(let byteCount, let decodedFrame):
             guard let format = decoder.format else { return nil }
             if !state.attached {
@@ -368,18 +343,18 @@ final class PlaybackSession: QueueSession, @unchecked Sendable {
                 firstFrame = frame
                 state.discardBeforeFrame = nil
             }
-            if try deliver(pcm: chunk, firstFrame: firstFrame, format: format, state: state) {
-                commands.withEngineLock { $0.machine.lastAudioDecoded() }
+            if try trackOutput.deliver(pcm: chunk, firstFrame: firstFrame, format: format, state: state) {
+                playback.withMachine { $0.lastAudioDecoded() }
             }
         case .needMore:
             if try feed.feed() {
-                checkNearingEnd(decoder: decoder, state: state)
+                trackOutput.checkNearingEnd(decoder: decoder, state: state)
                 return nil
             }
             let end: TrackEndPlanner.InputEnd
             switch feed.outcome {
             case nil:
-                awaitInput(decoder: decoder, state: state)
+                waiter.awaitInput(state: state)
                 return nil
             case .finished?: end = .finished
             case .failed(let error)?: end = .failed(error)
@@ -397,12 +372,33 @@ final class PlaybackSession: QueueSession, @unchecked Sendable {
         return nil
     }
 
+    /// Opens the sink for the first audio (``TrackOutput/open(format:state:)``). A preloaded
+    /// session first waits, its first audio decoded, until it is activated. Returns `false`
+    /// when stopped while waiting.
+    private func attach(format: AudioFormat, state: DecodeState) throws(PlayerError) -> Bool {
+        if !activated.load(ordering: .acquiring) {
+            waitingFormat.withEngineLock { $0 = format }
+            while !activated.load(ordering: .acquiring) {
+                if isStopRequested { return false }
+                wake.wait(timeout: 0.1)
+            }
+        }
+        // Activated and stopped at once: a stop that came first wins, before the sink is touched.
+        return try trackOutput.open(format: format, state: state)
+    }
+
+    private func reportDuration(decoder: any AudioDecoder, state: DecodeState) {
+        guard let total = decoder.totalFrames, let format = decoder.format else { return }
+        state.durationReported = true
+        playback.report(.duration(format.seconds(forFrames: total)))
+    }
+
     /// Carries out what ``TrackEndPlanner`` decided about the end of the input.
     func follow(_ verdict: TrackEndPlanner.Verdict, state: DecodeState) throws(PlayerError) {
         switch verdict {
         case .decodeRest: return
-        case .drain: commands.withEngineLock { $0.machine.lastAudioDecoded() }
-        case .drainThenFail(let error): commands.withEngineLock { $0.machine.lastAudioDecoded(failure: error) }
+        case .drain: playback.withMachine { $0.lastAudioDecoded() }
+        case .drainThenFail(let error): playback.withMachine { $0.lastAudioDecoded(failure: error) }
         case .fail(let error): throw error
         }
     }

@@ -1,14 +1,14 @@
 /// Where one play of one track is, with pause as an overlay: events in, actions out.
 ///
-/// A value that ``PlaybackSession`` keeps under its commands lock. The decoder thread tells it
+/// A value that ``PlaybackControl`` keeps under its commands lock. The decoder thread tells it
 /// what happened to the track (first bytes, the input's facts, first audio, frames queued, the
 /// input starving or refilled, a seek landed, the drain, the end) and control threads tell it
 /// pause, resume and seek; it answers with what to carry out: start or pause the sink, which
 /// ``PlayerState``, buffering progress and rebuffers the listener is told, whether a seek is
 /// taken, refused (a live stream) or needs a new play. When output starts and pauses to refill
-/// is its ``output`` gate's to decide (``OutputGate``). The session
-/// carries the actions out after releasing the lock, in the order they were decided (see
-/// ``PlaybackSession/decide(_:)``). No threads, no sink, no clock: tested on its own.
+/// is its ``output`` gate's to decide (``OutputGate``). ``PlaybackControl`` carries the
+/// actions out after releasing the lock, in the order they were decided (see
+/// ``PlaybackControl/decide(_:)``). No threads, no sink, no clock: tested on its own.
 ///
 /// The listener sees fewer states than the machine has: sniffing is still ``PlayerState/connecting``,
 /// prebuffering and rebuffering are both ``PlayerState/buffering``, draining is still

@@ -4,8 +4,8 @@
 /// container's tags said (as ffmpeg's MP3 demuxer reasons), so it is looked for only in MPEG
 /// audio with a name missing. A file's last bytes are read at once; over HTTP they cost a Range
 /// request, so only a server that takes Range requests and gave the resource's length is
-/// asked. An HLS stream has no end to read. A pure decision, tested on its own; the session
-/// carries the plan out (``PlaybackSession/reportTags(decoder:state:)``).
+/// asked. An HLS stream has no end to read. A pure decision, tested on its own;
+/// ``TrackNamesReporter`` carries the plan out.
 enum TrailingTagPlanner {
     /// Where the tag is read from.
     enum Plan: Sendable, Equatable {

@@ -1,0 +1,59 @@
+/// The track's names, gathered from every tag the file has and reported as one event: the
+/// ID3v2 tag in front (read while sniffing), the container's tags (FFmpeg), and an MP3's ID3v1
+/// tag at its end; with them, the ReplayGain the decoder applies.
+///
+/// Whether an ID3v1 tag is looked for, and where, is ``TrailingTagPlanner``'s to say. Over HTTP
+/// its Range request runs on a thread of its own (`sp-id3v1`): the first audio never waits for
+/// a tag, and the one event comes when the request is answered (at most
+/// ``TrailingBytesReader/timeout`` later), before the track's end.
+final class TrackNamesReporter: Sendable {
+    let playback: PlaybackControl
+    let configuration: PlayerConfiguration
+    /// What the thread reading an ID3v1 tag's Range request sleeps on: a stop signals it.
+    let wakeUp = WakeUpSignal()
+
+    init(playback: PlaybackControl, configuration: PlayerConfiguration) {
+        self.playback = playback
+        self.configuration = configuration
+    }
+
+    /// Reports the track's names once its first audio is decoded: the ID3v2 tag's fields win,
+    /// the container's tags and then an MP3's ID3v1 tag fill the gaps. `source` is what plays,
+    /// `info` its input's response. Decoder thread; the ID3v1 reader is joined through `state`
+    /// before the track's end is reported (see ``DecodeState/trailingTagReader``).
+    func report(decoder: any AudioDecoder, state: DecodeState, source: PlaybackSource?, info: InputInfo?) {
+        var names = (state.feed.heldTags ?? StreamMetadata(title: nil)).filling(from: decoder.tags)
+        state.feed.heldTags = nil
+        if let gain = decoder.replayGain {
+            names.replayGain = gain
+            configuration.logger.debug("replaygain", metadata: [
+                "source": "\(gain.source.rawValue)", "scope": "\(gain.scope.rawValue)", "gain": "\(gain.appliedGain) dB",
+            ])
+        }
+        let location: MediaLocation? = if case .media(let location)? = source { location } else { nil }
+        switch TrailingTagPlanner.plan(names: names, isMPEGAudio: decoder.searchesForFrames, location: location,
+                                       rangeLength: info?.supportsRanges == true ? info?.totalLength : nil) {
+        case .none:
+            report(names)
+        case .file(let path):
+            // mpg123 skips the tag's bytes at the end of the stream; they are read here.
+            let trailer = TrailingBytesReader.file(path, count: ID3v1TagReader.trailerSize)
+            report(names.filling(from: trailer.flatMap(ID3v1TagReader.read)))
+        case .range(let url, let total):
+            let front = names
+            state.trailingTagReader?.join()
+            state.trailingTagReader = EngineThread(name: "sp-id3v1") { [self] in
+                let stopped = { self.playback.isStopRequested }
+                let trailer = TrailingBytesReader.remote(url, totalLength: total, count: ID3v1TagReader.trailerSize,
+                                                         configuration: configuration, wakeUp: wakeUp,
+                                                         shouldStop: stopped)
+                guard !stopped() else { return }
+                report(front.filling(from: trailer.flatMap(ID3v1TagReader.read)))
+            }
+        }
+    }
+
+    private func report(_ names: StreamMetadata) {
+        if !names.isEmpty || names.replayGain != nil { playback.report(.metadata(names)) }
+    }
+}
