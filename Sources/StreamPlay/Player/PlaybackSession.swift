@@ -81,8 +81,8 @@ final class PlaybackSession: QueueSession, @unchecked Sendable {
         self.sink = sink
         self.configuration = configuration
         playback = PlaybackControl(sink: sink, notifyPlayer: report)
-        trackOutput = TrackOutput(playback: playback, sink: sink, timeline: timeline, configuration: configuration,
-                             wake: wake, handOff: handOff)
+        trackOutput = TrackOutput(playback: playback, sink: sink, timeline: timeline,
+                                  configuration: configuration, wake: wake, handOff: handOff)
         firstAudioWatch = FirstAudioWatch(playback: playback, trackOutput: trackOutput)
         names = TrackNamesReporter(playback: playback, configuration: configuration)
         let wake = self.wake
@@ -163,7 +163,8 @@ final class PlaybackSession: QueueSession, @unchecked Sendable {
 
     /// Rebuffers and reconnects of this play so far.
     var statistics: (rebuffers: Int, rebufferSeconds: Double, reconnects: Int) {
-        (playback.rebuffers.load(ordering: .relaxed), Double(playback.rebufferMilliseconds.load(ordering: .relaxed)) / 1000,
+        (playback.rebuffers.load(ordering: .relaxed),
+         Double(playback.rebufferMilliseconds.load(ordering: .relaxed)) / 1000,
          reconnects.load(ordering: .relaxed))
     }
 
@@ -254,7 +255,9 @@ final class PlaybackSession: QueueSession, @unchecked Sendable {
         while true {
             // A preloaded session waiting for its turn must not clear an interrupt meant for the
             // session that writes into the shared sink.
-            if activated.load(ordering: .acquiring) && !trackOutput.handedOff.load(ordering: .acquiring) { sink.clearInterrupt() }
+            if activated.load(ordering: .acquiring) && !trackOutput.handedOff.load(ordering: .acquiring) {
+                sink.clearInterrupt()
+            }
             var facts = PlaybackStateMachine.TurnFacts(
                 formatKnown: decoder.format != nil, sinkIsRealTime: sink.isRealTime,
                 inputInfoWaiting: !state.infoApplied && input.control.info != nil)
