@@ -12,8 +12,9 @@ final class PlaybackControl: Sendable {
     struct Commands {
         var stopRequested = false
         /// Set, under this lock, just before ``TrackOutput/open(format:state:)`` opens the sink:
-        /// from then on a stop must interrupt the sink, which the decoder thread may be blocked in. Taken under the same
-        /// lock as `stopRequested`, so a stop either sees it or is seen before the sink is opened.
+        /// from then on a stop must interrupt the sink, which the decoder thread may be blocked
+        /// in. Taken under the same lock as `stopRequested`, so a stop either sees it or is seen
+        /// before the sink is opened.
         var claimedSink = false
         /// Where the play is, and whether the listener paused it.
         var machine = PlaybackStateMachine()
