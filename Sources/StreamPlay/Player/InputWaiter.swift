@@ -8,26 +8,16 @@
 struct InputWaiter {
     let playback: PlaybackControl
     let sink: any AudioSink
-    let ring: ByteRing
-    let input: any InputSource
     /// What the decoder thread sleeps on: new input, or a command, signals it.
     let wake: ThreadSignal
-    let configuration: PlayerConfiguration
     /// How much a rebuffer refills, from the configuration.
     let refillPolicy: RefillPolicy
-    /// What plays, for the log.
-    let url: String
 
-    init(playback: PlaybackControl, sink: any AudioSink, ring: ByteRing, input: any InputSource, wake: ThreadSignal,
-         configuration: PlayerConfiguration, url: String) {
+    init(playback: PlaybackControl, sink: any AudioSink, wake: ThreadSignal, configuration: PlayerConfiguration) {
         self.playback = playback
         self.sink = sink
-        self.ring = ring
-        self.input = input
         self.wake = wake
-        self.configuration = configuration
         refillPolicy = RefillPolicy(standardRefill: configuration.rebufferRefill, prebuffer: configuration.prebuffer)
-        self.url = url
     }
 
     /// No input is waiting and more will come: waits, and wakes again before the sink's queue
@@ -43,11 +33,12 @@ struct InputWaiter {
         let wait = playback.decide(updating: state) {
             $0.machine.inputStarving(spareSeconds: spareSeconds, searching: searching, at: .now)
         }
+        let feed = state.feed
         switch wait {
         case .refill:
-            configuration.logger.debug("rebuffering", metadata: ["location": "\(url)"])
+            feed.logger.debug("rebuffering", metadata: ["location": "\(feed.url)"])
         case .wait(let seconds):
-            if !ring.announceConsumerWaiting(generation: state.feed.generation) { wake.wait(timeout: seconds) }
+            if !feed.ring.announceConsumerWaiting(generation: feed.generation) { wake.wait(timeout: seconds) }
         }
     }
 
@@ -55,7 +46,7 @@ struct InputWaiter {
     /// enough input is buffered to play on without flapping, or the input has ended. Ends it then.
     func refilled(state: DecodeState) -> Bool {
         guard state.output.isRebuffering else { return true }
-        let feed = state.feed
+        let (feed, ring) = (state.feed, state.feed.ring)
         // The refill reads nothing until it is done: what an earlier request left in the ring
         // (a seek restarted the input meanwhile) must not keep this one's bytes out.
         ring.discardOlderGenerations(than: feed.generation)
@@ -64,15 +55,15 @@ struct InputWaiter {
         var facts = PlaybackStateMachine.RefillFacts(
             bufferedBytes: available, bytesPerSecond: feed.decoder.bytesPerSecond ?? 16_000,
             // The transfer's rate on the input's clock (the state machine keeps the real one).
-            linkBytesPerSecond: feed.transferRate.bytesPerSecond(at: configuration.clock.now.inSeconds),
-            remainingBytes: input.control.info?.totalLength.map { $0 - (feed.inputPosition + available) },
+            linkBytesPerSecond: feed.transferRate.bytesPerSecond(at: feed.configuration.clock.now.inSeconds),
+            remainingBytes: feed.input.control.info?.totalLength.map { $0 - (feed.inputPosition + available) },
             ringCapacity: ring.capacity, inputEnded: feed.outcome != nil)
         let progress = playback.decide(updating: state) { commands in
             facts.stopRequested = commands.stopRequested
             return commands.machine.refillProgress(facts, policy: refillPolicy, at: .now)
         }
         guard case .done(let target) = progress else { return progress == .notRebuffering }
-        configuration.logger.debug("refilled", metadata: [
+        feed.logger.debug("refilled", metadata: [
             "buffered": "\(available)", "target": "\(target)",
             "link": "\(facts.linkBytesPerSecond.map { "\(Int($0)) B/s" } ?? "not measured yet")",
         ])

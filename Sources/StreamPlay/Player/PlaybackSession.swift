@@ -240,8 +240,7 @@ final class PlaybackSession: QueueSession, @unchecked Sendable {
         playback.withMachine { $0.decodingBegan(startTime: startTime) }
         input.start(at: 0, generation: feed.generation)
 
-        let waiter = InputWaiter(playback: playback, sink: sink, ring: ring, input: input, wake: wake,
-                                 configuration: configuration, url: location.description)
+        let waiter = InputWaiter(playback: playback, sink: sink, wake: wake, configuration: configuration)
         let pump = RingInputPump(playback: playback, state: state, waiter: waiter, wake: wake)
         feed.pump = pump
         // The feed and an FFmpeg decoder hold the pump without owning it: it must outlive the
