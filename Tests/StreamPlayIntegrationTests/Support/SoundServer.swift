@@ -1,3 +1,4 @@
+import Testing
 @testable import StreamPlay
 
 /// A sound server the output tests play to: the PulseAudio daemon, or PipeWire's PulseAudio
@@ -22,8 +23,13 @@ struct SoundServer: Sendable, CustomStringConvertible {
     /// Thread Sanitizer), recorded a quantum (512 frames) more or less of the track partway through
     /// a play, with no underflow and no silence; the same engine on the PulseAudio daemon never has.
     /// The likely cause, the recorder's 20 ms latency shrinking PipeWire's quantum, is gone (see
-    /// ``MonitorRecorder/latencyMilliseconds``); the retry stays for what is left. A glitch is
-    /// printed; one that comes twice in a row fails.
+    /// ``MonitorRecorder/latencyMilliseconds``); the retry stays for what is left. A fresh-clone
+    /// run of 2026-11-30 lost a quantum (2048 frames, the graph's largest) in a play whose stream
+    /// was unlinked; twelve such plays here lost none, and its message did not say where in the
+    /// track. Likely, though not seen: PipeWire's pulse server counts audio as read when it
+    /// hands it to the graph, and a quantum handed to the stream's node as it left the graph is
+    /// counted, unheard, and so not written again. A glitch is printed, with where it came; one
+    /// that comes twice in a row fails.
     let glitchRetries: Int
 
     var description: String { name }
@@ -42,6 +48,24 @@ struct SoundServer: Sendable, CustomStringConvertible {
         guard comparison.aligned, comparison.complete else { return false }
         return comparison.mismatchedFrames == 0
             || alteredTailSignalToNoise.map { comparison.tailSignalToNoise >= $0 && comparison.silentGapFrames == 0 } ?? false
+    }
+
+    /// Plays a test's play until what was heard is what should have been, at most
+    /// 1 + ``glitchRetries`` times, printing each glitch played again after (so that one that
+    /// comes more often shows in the log), and expects the last play to have none.
+    /// - Parameter play: one play; returns why what was heard is not what should have been
+    ///   (`nil` when it is), having expected for itself what no recording decides.
+    func expectPlayed(_ test: String, sourceLocation: SourceLocation = #_sourceLocation,
+                      by play: () async throws -> String?) async throws {
+        for attempt in 1...(1 + glitchRetries) {
+            let failure = try await play()
+            if let failure, attempt <= glitchRetries {
+                print("\(test): \(self), play \(attempt) glitched, played again: \(failure)")
+                continue
+            }
+            #expect(failure == nil, "\(failure ?? "")", sourceLocation: sourceLocation)
+            return
+        }
     }
 
     /// The server's address, e.g. `unix:/path/native`.
