@@ -242,7 +242,12 @@ struct PlaybackStateMachineTests {
         #expect(machine.state == .ended)
         #expect(machine.resume() == [], "nothing to resume")
         #expect(machine.pause() == [])
-        #expect(Self.refill(&machine, at: Self.start) == [], "no refill told after the end")
+        // A play that ends while it waits for a refill tells no refill after the end.
+        var rebuffering = Self.playing()
+        #expect(rebuffering.inputStarving(spareSeconds: 0, at: Self.start).0 == .refill)
+        _ = rebuffering.pause()
+        #expect(rebuffering.finished(.stopped) == [.report(.idle)])
+        #expect(Self.refill(&rebuffering, at: Self.start) == [], "no refill told after the end")
         var ended = Self.playing()
         _ = Self.beginEnding(&ended)
         _ = ended.finished(.ended)

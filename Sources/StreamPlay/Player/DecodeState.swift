@@ -18,7 +18,7 @@ final class DecodeState {
     /// bisection of a FLAC without a seek table or of an Ogg, one Range restart per step.
     /// The audio still queued may run out meanwhile; that must not start a rebuffer, whose
     /// refill every step of the search would then wait for.
-    /// ``PlaybackSession/land(at:format:state:)`` flushes the sink and starts output over once
+    /// ``DecodeLoop/land(at:format:state:)`` flushes the sink and starts output over once
     /// the search is done.
     var searching = false
     /// The sink was opened (see ``TrackOutput/open(format:state:)``).

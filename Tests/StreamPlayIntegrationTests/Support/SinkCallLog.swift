@@ -7,8 +7,8 @@ import Synchronization
 /// For the order a sound server's stream depends on, which a recording sink does not show: a
 /// PulseAudio stream reopened in another format drops what it has not played, so what was
 /// written must be started and drained before the next open.
-final class SinkCallLog: AudioSink {
-    private let inner: any AudioSink
+final class SinkCallLog: ForwardingSink {
+    let inner: any AudioSink
     private let log = Mutex<[String]>([])
 
     init(_ inner: any AudioSink) {
@@ -25,11 +25,6 @@ final class SinkCallLog: AudioSink {
             log.append(call)
         }
     }
-
-    var isRealTime: Bool { inner.isRealTime }
-    var queueCapacityFrames: Int { inner.queueCapacityFrames }
-    var latencyFrames: Int { inner.latencyFrames }
-    var underflowCount: Int { inner.underflowCount }
 
     func open(format: AudioFormat) throws(PlayerError) {
         note("open \(format.sampleRate)/\(format.channels)")
@@ -65,10 +60,4 @@ final class SinkCallLog: AudioSink {
         note("close")
         inner.close()
     }
-
-    func interrupt() { inner.interrupt() }
-    func clearInterrupt() { inner.clearInterrupt() }
-    func setVolume(_ volume: Double) { inner.setVolume(volume) }
-    func beginNewTrack() { inner.beginNewTrack() }
-    func prepare() { inner.prepare() }
 }

@@ -8,8 +8,8 @@ import Synchronization
 /// rewind takes back (it is recorded again after the uncork), and it may miss a few
 /// milliseconds at an uncork. Through a rebuffer, the audio the engine gave the server is
 /// therefore held against the reference here, while the real server sets the pace.
-final class WrittenAudioTap: AudioSink {
-    private let inner: any AudioSink
+final class WrittenAudioTap: ForwardingSink {
+    let inner: any AudioSink
     private let written = Mutex<[Int16]>([])
 
     init(_ inner: any AudioSink) {
@@ -18,13 +18,6 @@ final class WrittenAudioTap: AudioSink {
 
     /// The interleaved samples the inner sink took, in order.
     var samples: [Int16] { written.withEngineLock { $0 } }
-
-    var isRealTime: Bool { inner.isRealTime }
-    var queueCapacityFrames: Int { inner.queueCapacityFrames }
-    var latencyFrames: Int { inner.latencyFrames }
-    var underflowCount: Int { inner.underflowCount }
-
-    func open(format: AudioFormat) throws(PlayerError) { try inner.open(format: format) }
 
     func write(_ pcm: UnsafeRawBufferPointer) throws(PlayerError) -> Int {
         let taken = try inner.write(pcm)
@@ -36,15 +29,4 @@ final class WrittenAudioTap: AudioSink {
         written.withEngineLock { $0.append(contentsOf: samples) }
         return taken
     }
-
-    func start() { inner.start() }
-    func pause() { inner.pause() }
-    func flush() { inner.flush() }
-    func drain() throws(PlayerError) -> Bool { try inner.drain() }
-    func close() { inner.close() }
-    func interrupt() { inner.interrupt() }
-    func clearInterrupt() { inner.clearInterrupt() }
-    func setVolume(_ volume: Double) { inner.setVolume(volume) }
-    func beginNewTrack() { inner.beginNewTrack() }
-    func prepare() { inner.prepare() }
 }

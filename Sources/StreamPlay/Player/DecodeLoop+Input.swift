@@ -1,6 +1,6 @@
 // The input that reads what a location stands for (see `PlaybackSourceResolver`).
 
-extension PlaybackSession {
+extension DecodeLoop {
     /// Starts the input for `source`: libcurl for URLs, a file reader for paths, the segment
     /// reader for HLS.
     func makeInput(for source: PlaybackSource) -> any InputSource {

@@ -1,8 +1,8 @@
 // Seeks, byte and segment, as the seek planner decides them.
 
-extension PlaybackSession {
+extension DecodeLoop {
     func performSeek(to target: Double, format: AudioFormat, decoder: any AudioDecoder,
-                             state: DecodeState) throws(PlayerError) {
+                     state: DecodeState) throws(PlayerError) {
         defer {
             playback.withMachine { $0.seekCarriedOut() }
         }
@@ -47,7 +47,7 @@ extension PlaybackSession {
     /// Seeks an HLS stream: from the start of a segment, decoding and dropping audio up to the
     /// target (see ``SeekPlanner/segmentPlan(in:to:format:samplesPerFrame:)``).
     func seekSegment(in playlist: HLSMediaPlaylist, to target: Double, format: AudioFormat,
-                             decoder: any AudioDecoder, state: DecodeState) throws(PlayerError) {
+                     decoder: any AudioDecoder, state: DecodeState) throws(PlayerError) {
         let plan = SeekPlanner.segmentPlan(in: playlist, to: target, format: format, samplesPerFrame: decoder.samplesPerFrame)
         let (index, startFrame, targetFrame) = (plan.segmentIndex, plan.startFrame, plan.targetFrame)
         state.feed.beginGeneration(at: 0)
