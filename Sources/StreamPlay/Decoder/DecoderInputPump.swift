@@ -1,22 +1,22 @@
-/// What comes of asking the session for more input (see ``DecoderInputPump``).
+/// What comes of asking the decoder thread for more input (see ``DecoderInputPump``).
 enum InputPumpResult: Equatable {
     /// Bytes were handed to the decoder through ``AudioDecoder/feed(_:)``.
     case fed
     /// The input is complete: nothing more will come from this position.
     case ended
     /// A stop, or a seek once the format is known, is waiting: the decoder should return to
-    /// the session's loop, which carries it out.
+    /// the decode loop (``DecodeLoop``), which carries it out.
     case interrupted
-    /// The input failed; the session's loop reports why once the decoder returns.
+    /// The input failed; the decode loop reports why once the decoder returns.
     case failed
 }
 
-/// The session's side of a decoder that reads its input itself.
+/// The decoder thread's side of a decoder that reads its input itself.
 ///
-/// libmpg123 is fed: the session pushes bytes and asks for PCM. libavformat pulls: its demuxers
-/// read, skip and seek as their containers require (an MP4's index after its media data, an Ogg
-/// page search). Such a decoder calls back into the session from inside its read, on the
-/// decoder thread, and the session feeds it with the same code it feeds libmpg123 with, so
+/// libmpg123 is fed: the decode loop pushes bytes and asks for PCM. libavformat pulls: its
+/// demuxers read, skip and seek as their containers require (an MP4's index after its media
+/// data, an Ogg page search). Such a decoder calls back through this protocol from inside its
+/// read, on the decoder thread, and is fed with the same code that feeds libmpg123, so
 /// sniffing, skipping, HLS discontinuities and rebuffering behave the same for every format.
 protocol DecoderInputPump: AnyObject {
     /// Waits until input bytes come and hands them to the decoder (through

@@ -6,7 +6,7 @@ import Logging
 ///
 /// Confined to the decoder thread: the decode loop calls it, and so does a decoder that reads
 /// its input itself (FFmpeg, through ``RingInputPump``), on the same thread. What
-/// the play does with the audio, and when it waits, is the session's.
+/// the play does with the audio, and when it waits, is ``DecodeLoop``'s.
 final class DecoderFeed {
     let ring: ByteRing
     let input: any InputSource
