@@ -176,6 +176,16 @@ struct SharedSoundServerConnectionTests {
     @Test("70 players, more than the daemon's 64 clients, play at once over one connection",
           arguments: SoundServer.all)
     func manyPlayersOneClient(server: SoundServer) async throws {
+        try await server.expectPlayed("SharedSoundServerConnectionTests") { try await playMany(on: server) }
+    }
+
+    /// Plays 70 players at once on three new sinks of `server`, and checks that the server
+    /// sees one client with a stream for each. Returns the players that did not play within
+    /// the deadline, when some did not (on PipeWire that is played again once: a fresh-clone
+    /// run of 2026-11-30 had 27 streams listed on their sinks whose creation the server had
+    /// not answered after 25 s, where the whole test takes 5 s here); what does not depend on
+    /// the server's pace is expected here.
+    private func playMany(on server: SoundServer) async throws -> String? {
         let count = 70
         let name = Self.uniqueName()
         // Three sinks: the PulseAudio daemon mixes at most 32 streams into one sink, and the
@@ -199,7 +209,11 @@ struct SharedSoundServerConnectionTests {
         for player in players { player.play(url) }
         // Every one plays (a player that failed, as a client the server refused, fails here).
         // One deadline for all: the server links 70 new streams at its own pace.
-        try await Self.waitUntilAllPlay(players, within: 25, name: name, server: server, sinks: made)
+        do {
+            try await Self.waitUntilAllPlay(players, within: 25, name: name, server: server, sinks: made)
+        } catch let timedOut as TimedOut {
+            return timedOut.description
+        }
         let clients = try Self.clients(named: name, on: server)
         #expect(clients.count == 1, "\(server): clients named \(name): \(clients)")
         if let client = clients.first {
@@ -216,6 +230,7 @@ struct SharedSoundServerConnectionTests {
             try await Task.sleep(for: .milliseconds(50))
         }
         #expect(try Self.clients(named: name, on: server).isEmpty, "\(server): the connection outlived its players")
+        return nil
     }
 
     @Test("a sink opened after the last one closed, and a sink closed and opened again, play on the connection",
