@@ -42,10 +42,14 @@ let package = Package(
             pkgConfig: "libpulse",
             providers: [.apt(["libpulse-dev"])]
         ),
-        .systemLibrary(
+        // libcurl: every HTTP request. Not linked: loaded with dlopen() at the first request, or
+        // ahead of it (see Sources/CCurl/include/CCurl.h), so that the loader's work on its ~30
+        // shared libraries can run beside a program's own start. A C target, not a system
+        // library: pkg-config would link it. Its headers (libcurl4-openssl-dev) are on the
+        // compiler's default path on Debian and Ubuntu.
+        .target(
             name: "CCurl",
-            pkgConfig: "libcurl",
-            providers: [.apt(["libcurl4-openssl-dev"])]
+            linkerSettings: [.linkedLibrary("dl")]
         ),
         // AES-128 for encrypted HLS segments: the libcrypto libcurl already loads.
         .systemLibrary(
@@ -66,11 +70,8 @@ let package = Package(
         ),
         // The version, one #define for the library and for the C front end of `streamplay`.
         .target(name: "CStreamPlayVersion"),
-        // curl_easy_setopt and curl_easy_getinfo are variadic: Swift cannot call them.
-        .target(
-            name: "CStreamPlayShim",
-            dependencies: ["CCurl"]
-        ),
+        // Thread names, a thread-local flag and ThreadSanitizer's lock annotations.
+        .target(name: "CStreamPlayShim"),
         .target(
             name: "StreamPlay",
             dependencies: [

@@ -2,9 +2,10 @@
 // other command line to the engine, libStreamPlayCLI.so, which it loads with dlopen() and
 // enters through one function (`streamplay_main`, found with dlsym()).
 //
-// Why: the engine links libcurl, libpulse, libsd-bus and FFmpeg (about 150 shared libraries
+// Why: the engine links libpulse, libsd-bus, libmpg123 and libcrypto (about 30 shared libraries
 // with their dependencies), and the dynamic loader maps and relocates all of them before main()
-// of an executable linked with them runs. `streamplay --version` needs none of them.
+// of an executable linked with them runs. `streamplay --version` needs none of them. (libcurl
+// and FFmpeg, with about 150 more, are not linked: the engine loads them when needed.)
 //
 // The library is looked for next to the executable, then in ../lib/streamplay/ (an installed
 // layout: bin/streamplay and lib/streamplay/libStreamPlayCLI.so).

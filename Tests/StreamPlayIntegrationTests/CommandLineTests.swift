@@ -213,10 +213,36 @@ struct CommandLineTests {
         #expect(((try? PCM.wavSamples(path: path).samples) ?? []).isEmpty)
     }
 
-    /// FFmpeg's libraries are not linked but loaded at the first stream that needs them. With a
-    /// libavformat the dynamic loader cannot load (an empty file of its name, first on the
-    /// library path), an MP3 still plays (a linked libavformat would keep the engine itself
-    /// from loading: exit 127), and an M4A fails naming the library, with no audio written.
+    /// Runs the command with an empty file named `soname` first on the library path, so that
+    /// the dynamic loader cannot load that library. A short MP3 file must still play, exactly
+    /// (were the library linked, the engine itself would not load: exit 127), and `refused`
+    /// must fail with exit 1, every one of `reasons` in its error, and no audio written.
+    static func expectPlays(without soname: String, refused: String, reasons: [String],
+                            sourceLocation: SourceLocation = #_sourceLocation) async throws {
+        let directory = TestEnvironment.temporaryPath("broken-\(soname)")
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        #expect(FileManager.default.createFile(atPath: "\(directory)/\(soname)", contents: Data()), sourceLocation: sourceLocation)
+        var environment = ProcessInfo.processInfo.environment
+        environment["LD_LIBRARY_PATH"] = directory
+        let path = TestEnvironment.temporaryPath("broken-\(soname).wav")
+        defer { try? FileManager.default.removeItem(atPath: path) }
+
+        let file = try await run(["--output", "wav:\(path)", "\(try TestEnvironment.media())/cbr-44k-stereo-short.mp3"],
+                                 environment: environment)
+        #expect(file.status == 0, "\(file.stderr)", sourceLocation: sourceLocation)
+        #expect(try SampleDifference.between(PCM.wavSamples(path: path).samples, (try ReferenceAudio("cbr-44k-stereo-short.mp3")).samples) == nil,
+                sourceLocation: sourceLocation)
+
+        try? FileManager.default.removeItem(atPath: path)
+        let failed = try await run(["--output", "wav:\(path)", refused], environment: environment)
+        #expect(failed.status == 1, "\(failed.stdout)", sourceLocation: sourceLocation)
+        #expect(reasons.allSatisfy { failed.stderr.contains($0) }, "\(failed.stderr)", sourceLocation: sourceLocation)
+        #expect(((try? PCM.wavSamples(path: path).samples) ?? []).isEmpty, sourceLocation: sourceLocation)
+    }
+
+    /// FFmpeg's libraries are not linked but loaded at the first stream that needs them: without
+    /// libavformat, an MP3 still plays, and an M4A fails naming the library.
     @Test("FFmpeg is loaded only for a stream that needs it; one that cannot be loaded fails the play by name")
     func ffmpegLoadedOnDemand() async throws {
         let soname = try #require(
@@ -224,26 +250,16 @@ struct CommandLineTests {
                 .compactMap { $0.split(whereSeparator: { $0 == " " || $0 == "\t" }).first.map(String.init) }
                 .first { $0.hasPrefix("libavformat.so.") },
             "ldconfig knows no libavformat")
-        let directory = TestEnvironment.temporaryPath("broken-ffmpeg")
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: directory) }
-        #expect(FileManager.default.createFile(atPath: "\(directory)/\(soname)", contents: Data()))
-        var environment = ProcessInfo.processInfo.environment
-        environment["LD_LIBRARY_PATH"] = directory
-        let path = TestEnvironment.temporaryPath("broken-ffmpeg.wav")
-        defer { try? FileManager.default.removeItem(atPath: path) }
+        try await Self.expectPlays(without: soname, refused: "\(try TestEnvironment.media())/formats/tone.m4a",
+                                   reasons: ["FFmpeg", soname])
+    }
 
-        let mp3 = try await Self.run(["--output", "wav:\(path)", "\(try TestEnvironment.media())/cbr-44k-stereo-short.mp3"],
-                                     environment: environment)
-        #expect(mp3.status == 0, "\(mp3.stderr)")
-        #expect(try SampleDifference.between(PCM.wavSamples(path: path).samples, (try ReferenceAudio("cbr-44k-stereo-short.mp3")).samples) == nil)
-
-        try? FileManager.default.removeItem(atPath: path)
-        let m4a = try await Self.run(["--output", "wav:\(path)", "\(try TestEnvironment.media())/formats/tone.m4a"],
-                                     environment: environment)
-        #expect(m4a.status == 1, "\(m4a.stdout)")
-        #expect(m4a.stderr.contains("FFmpeg") && m4a.stderr.contains(soname), "\(m4a.stderr)")
-        #expect(((try? PCM.wavSamples(path: path).samples) ?? []).isEmpty)
+    /// libcurl is not linked either (see `CCurl.h`): without it, a file still plays, and a URL
+    /// fails naming the library.
+    @Test("libcurl is loaded, not linked: without it a file still plays, and a URL fails by name")
+    func curlLoadedNotLinked() async throws {
+        try await Self.expectPlays(without: "libcurl.so.4", refused: "\(try TestEnvironment.http())/cbr-44k-stereo-short.mp3",
+                                   reasons: ["cannot load libcurl", "libcurl.so.4"])
     }
 
     @Test("bad options are refused with usage help")

@@ -1,5 +1,4 @@
 import CCurl
-import CStreamPlayShim
 import FoundationEssentials
 import Synchronization
 #if canImport(Glibc)
@@ -49,7 +48,6 @@ public final class CurlHTTPClient: HTTPTransport {
 
     /// A client with these settings; its requests share the engine's curl thread.
     public init(configuration: Configuration = Configuration()) {
-        _ = CurlRequest.globalInit
         self.configuration = configuration
         loop = .shared
     }
@@ -69,6 +67,9 @@ public final class CurlHTTPClient: HTTPTransport {
         let lowered = request.url.lowercased()
         guard lowered.hasPrefix("http://") || lowered.hasPrefix("https://") else {
             throw .invalidRequest("not an http(s) URL: \(RedactedURL.describe(request.url))")
+        }
+        if let failure = CurlRequest.loadFailure {
+            throw .network(.transferFailed(url: RedactedURL.describe(request.url), reason: failure))
         }
         if case .multipart(let form) = request.body {
             for case .file(_, let path, _, _) in form.parts where access(path, R_OK) != 0 {

@@ -1,5 +1,4 @@
 import CCurl
-import CStreamPlayShim
 import FoundationEssentials
 
 /// One request of an ``CurlHTTPClient`` on the ``CurlLoop``: the easy handle, what it sends and
@@ -43,7 +42,7 @@ final class HTTPTransfer: CurlTransferHandler, @unchecked Sendable {
         // first, as libcurl asks before they are freed.
         if let mime {
             sp_curl_setopt_pointer(handle, CURLOPT_MIMEPOST, nil)
-            curl_mime_free(mime)
+            sp_curl_mime_free(mime)
         }
     }
 
@@ -94,30 +93,30 @@ final class HTTPTransfer: CurlTransferHandler, @unchecked Sendable {
     }
 
     private func attach(_ form: MultipartForm) -> HTTPClientError? {
-        guard let mime = curl_mime_init(handle) else { return .invalidRequest("curl_mime_init failed") }
+        guard let mime = sp_curl_mime_init(handle) else { return .invalidRequest("curl_mime_init failed") }
         self.mime = mime
         for part in form.parts {
-            let piece = curl_mime_addpart(mime)
+            let piece = sp_curl_mime_addpart(mime)
             switch part {
             case .field(let name, let value):
-                curl_mime_name(piece, name)
-                curl_mime_data(piece, value, value.utf8.count)
+                sp_curl_mime_name(piece, name)
+                sp_curl_mime_data(piece, value, value.utf8.count)
             case .file(let name, let path, let filename, let contentType):
-                curl_mime_name(piece, name)
-                guard curl_mime_filedata(piece, path) == CURLE_OK else {
+                sp_curl_mime_name(piece, name)
+                guard sp_curl_mime_filedata(piece, path) == CURLE_OK else {
                     return .invalidRequest("cannot read \(path) to upload")
                 }
-                curl_mime_filename(piece, filename)
-                curl_mime_type(piece, contentType)
+                sp_curl_mime_filename(piece, filename)
+                sp_curl_mime_type(piece, contentType)
             case .data(let name, let bytes, let filename, let contentType):
-                curl_mime_name(piece, name)
+                sp_curl_mime_name(piece, name)
                 bytes.withUnsafeBufferPointer { buffer in
                     buffer.withMemoryRebound(to: CChar.self) { chars in
-                        _ = curl_mime_data(piece, chars.baseAddress, bytes.count)
+                        _ = sp_curl_mime_data(piece, chars.baseAddress, bytes.count)
                     }
                 }
-                curl_mime_filename(piece, filename)
-                curl_mime_type(piece, contentType)
+                sp_curl_mime_filename(piece, filename)
+                sp_curl_mime_type(piece, contentType)
             }
         }
         sp_curl_setopt_pointer(handle, CURLOPT_MIMEPOST, UnsafeRawPointer(mime))

@@ -1,5 +1,4 @@
 import CCurl
-import CStreamPlayShim
 
 /// An owned libcurl easy handle and its header list, with the engine's shared settings applied
 /// (see ``CurlRequest``); both are freed when it goes away.
@@ -14,7 +13,8 @@ final class CurlEasy {
     let handle: UnsafeMutableRawPointer
     private var headerList: UnsafeMutablePointer<curl_slist>?
 
-    /// A handle for `url` with the configuration's settings and request headers.
+    /// A handle for `url` with the configuration's settings and request headers; `nil` when
+    /// libcurl cannot be loaded (``CurlRequest/loadFailure``) or is out of memory.
     /// - Parameter leadingHeaders: sent before the configured headers (a radio's
     ///   `Icy-MetaData: 1`).
     convenience init?(url: String, configuration: PlayerConfiguration, leadingHeaders: [(String, String)] = []) {
@@ -29,20 +29,19 @@ final class CurlEasy {
     /// libcurl would add (`Expect`), rather than sending it empty.
     init?(url: String, maxRedirects: Int, caCertificatesPath: String?, userAgent: String, connectTimeout: Double,
           headers: [(String, String)]) {
-        _ = CurlRequest.globalInit
-        guard let handle = curl_easy_init() else { return nil }
+        guard CurlRequest.loadFailure == nil, let handle = sp_curl_easy_init() else { return nil }
         self.handle = handle
         CurlRequest.configure(handle, url: url, maxRedirects: maxRedirects, caCertificatesPath: caCertificatesPath,
                               userAgent: userAgent, connectTimeout: connectTimeout)
         for (name, value) in headers {
-            headerList = curl_slist_append(headerList, value.isEmpty ? "\(name):" : "\(name): \(value)")
+            headerList = sp_curl_slist_append(headerList, value.isEmpty ? "\(name):" : "\(name): \(value)")
         }
         if let headerList { sp_curl_setopt_pointer(handle, CURLOPT_HTTPHEADER, headerList) }
     }
 
     deinit {
-        curl_easy_cleanup(handle)
-        curl_slist_free_all(headerList)
+        sp_curl_easy_cleanup(handle)
+        sp_curl_slist_free_all(headerList)
     }
 
     /// Asks for bytes `start` to `end` (inclusive; to the end of the resource when `nil`).

@@ -1,5 +1,4 @@
 import CCurl
-import CStreamPlayShim
 import FoundationEssentials
 #if canImport(Glibc)
 import Glibc
@@ -8,9 +7,21 @@ import Glibc
 /// The engine's one place for libcurl settings and for turning a result into a ``PlayerError``
 /// (through ``CurlFailureKind``), shared by every request, so that all of them behave the same
 /// on the network.
-enum CurlRequest {
-    /// libcurl's global state, set up once per process before any handle exists.
-    static let globalInit: Bool = curl_global_init(Int(CURL_GLOBAL_DEFAULT)) == CURLE_OK
+package enum CurlRequest {
+    /// Why libcurl could not be loaded and set up, or `nil` once it is: the first use loads it
+    /// (see `CCurl.h`), or waits for a load begun ahead (``beginLoading()``). No libcurl
+    /// function may be called while this is not `nil`.
+    static var loadFailure: String? {
+        sp_curl_load() == 1 ? nil : "cannot load libcurl: \(String(cString: sp_curl_load_error()))"
+    }
+
+    /// Starts loading libcurl on a thread of its own, so that the dynamic loader's work on it
+    /// and its ~30 libraries runs while the caller goes on; the first request waits for it
+    /// if it is still under way. For a program that knows early that it will make requests
+    /// (the `streamplay` command, before it parses its arguments).
+    package static func beginLoading() {
+        sp_curl_begin_loading()
+    }
 
     /// Applies the settings every request shares: redirects (bounded, http and https only),
     /// TLS verification (always), User-Agent, timeouts. Proxies come from the environment
@@ -73,7 +84,7 @@ enum CurlRequest {
     static func error(for code: CURLcode, status: Int, osError: Int32, url: String, received: Int,
                       connectTimeout: Double) -> PlayerError {
         let failure = self.failure(for: code, osError: osError)
-            ?? MediaTransferFailure(kind: .other, reason: String(cString: curl_easy_strerror(code)))
+            ?? MediaTransferFailure(kind: .other, reason: String(cString: sp_curl_easy_strerror(code)))
         return error(for: failure, status: status, url: url, received: received, connectTimeout: connectTimeout)
     }
 
@@ -81,7 +92,7 @@ enum CurlRequest {
     /// words for it (with the OS error of a failed connect); `nil` for `CURLE_OK`.
     static func failure(for code: CURLcode, osError: Int32) -> MediaTransferFailure? {
         guard let kind = CurlFailureKind(code) else { return nil }
-        var reason = String(cString: curl_easy_strerror(code))
+        var reason = String(cString: sp_curl_easy_strerror(code))
         if kind == .connectFailed {
             reason += " (\(osError == 0 ? "no OS error" : String(cString: strerror(osError))))"
         }

@@ -32,9 +32,10 @@ final class PlaybackSession: QueueSession, Sendable {
         case firstAudioHeard
     }
 
-    let location: MediaLocation
-    let startTime: Double
-    let sink: any AudioSink
+    /// What the session plays, from where, and to which sink: its ``DecodeLoop``'s.
+    var location: MediaLocation { decoding.location }
+    var startTime: Double { decoding.startTime }
+    var sink: any AudioSink { decoding.sink }
     /// The state machine under its lock, the commands, and the player's reports, in order.
     let playback: PlaybackControl
     /// The sink side: opening, writing, a new format, the ending and its hand-off.
@@ -58,15 +59,12 @@ final class PlaybackSession: QueueSession, Sendable {
          configuration: PlayerConfiguration, urlRefresher: URLRefresher?,
          preload: Bool = false, handOff: (@Sendable (AudioFormat) -> Bool)? = nil,
          report: @escaping @Sendable (Report) -> Void) {
-        self.location = location
-        self.startTime = max(startTime, 0)
-        self.sink = sink
         playback = PlaybackControl(sink: sink, notifyPlayer: report)
         trackOutput = TrackOutput(playback: playback, sink: sink, timeline: timeline,
                                   configuration: configuration, wake: wake, handOff: handOff)
         firstAudioWatch = FirstAudioWatch(playback: playback, trackOutput: trackOutput)
         names = TrackNamesReporter(playback: playback, configuration: configuration)
-        decoding = DecodeLoop(location: location, startTime: self.startTime, length: length, sink: sink,
+        decoding = DecodeLoop(location: location, startTime: max(startTime, 0), length: length, sink: sink,
                               configuration: configuration, urlRefresher: urlRefresher, preload: preload,
                               playback: playback, trackOutput: trackOutput, timeline: timeline,
                               names: names, wake: wake)

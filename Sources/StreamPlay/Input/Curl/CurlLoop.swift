@@ -1,5 +1,4 @@
 import CCurl
-import CStreamPlayShim
 import Synchronization
 
 /// The engine's one libcurl driver: one thread, one multi handle, every transfer of the
@@ -71,8 +70,10 @@ final class CurlLoop: @unchecked Sendable {
     }
 
     private let inbox = Mutex(Inbox())
-    /// Created once; `curl_multi_wakeup` is the one call other threads make on it.
-    private let multi: UnsafeMutableRawPointer
+    /// Created once; `curl_multi_wakeup` is the one call other threads make on it. `nil` when
+    /// libcurl cannot be loaded: then no ``CurlEasy`` can be made either, and a transfer added
+    /// all the same ends at once.
+    private let multi: UnsafeMutableRawPointer?
 
     // Loop thread only.
     private var active: [Int: (entry: Entry, context: Context)] = [:]
@@ -80,8 +81,11 @@ final class CurlLoop: @unchecked Sendable {
 
     /// A loop of its own, for tests; the engine uses ``shared``.
     init() {
-        _ = CurlRequest.globalInit
-        multi = curl_multi_init()!
+        guard CurlRequest.loadFailure == nil, let multi = sp_curl_multi_init() else {
+            multi = nil
+            return
+        }
+        self.multi = multi
         // No HTTP/2 multiplexing: the transfers of one host get connections of their own (and
         // reuse them one after another), as when each input had its own multi handle. A stream
         // that stays paused for a full ring must not hold up a playlist, a segment or an API
@@ -91,7 +95,7 @@ final class CurlLoop: @unchecked Sendable {
     }
 
     deinit {
-        curl_multi_cleanup(multi)
+        if let multi { sp_curl_multi_cleanup(multi) }
     }
 
     /// Whether the loop's thread runs, and how many it started so far. For the tests.
@@ -120,6 +124,10 @@ final class CurlLoop: @unchecked Sendable {
         let flag = CancelFlag()
         if cancelled { flag.isSet.store(true, ordering: .relaxed) }
         let entry = Entry(easy: easy, handler: handler, cancelFlag: flag)
+        guard multi != nil else {
+            handler.curlDone(.finished(CURLE_FAILED_INIT))
+            return id ?? makeID()
+        }
         let id = inbox.withEngineLock { inbox -> Int in
             let id = id ?? {
                 inbox.nextID += 1
@@ -134,7 +142,7 @@ final class CurlLoop: @unchecked Sendable {
             }
             return id
         }
-        curl_multi_wakeup(multi)
+        wakeUp()
         return id
     }
 
@@ -148,17 +156,24 @@ final class CurlLoop: @unchecked Sendable {
             inbox.flags[id]?.isSet.store(true, ordering: .releasing)
             inbox.cancelled.append(id)
         }
-        curl_multi_wakeup(multi)
+        wakeUp()
     }
 
     /// Resumes transfer `id` after its handler paused it (`curl_easy_pause` must be called on
     /// the loop thread, so it goes through the inbox). Any thread; harmless if it is not paused.
     func resume(_ id: Int) {
         inbox.withEngineLock { $0.resumed.append(id) }
-        curl_multi_wakeup(multi)
+        wakeUp()
+    }
+
+    /// Interrupts the loop thread's `curl_multi_poll`. Any thread.
+    private func wakeUp() {
+        if let multi { sp_curl_multi_wakeup(multi) }
     }
 
     private func run() {
+        // `add` starts this thread only with a multi handle.
+        guard let multi else { return }
         // When the loop last found itself without a transfer; `nil` while it has some.
         var idleSince: ContinuousClock.Instant?
         while true {
@@ -185,12 +200,12 @@ final class CurlLoop: @unchecked Sendable {
             }
             for id in work.resumed {
                 guard let (entry, _) = active[id] else { continue }
-                curl_easy_pause(entry.easy.handle, sp_curl_pause_continue)
+                sp_curl_easy_pause(entry.easy.handle, sp_curl_pause_continue)
             }
             var running: Int32 = 0
-            curl_multi_perform(multi, &running)
+            sp_curl_multi_perform(multi, &running)
             var left: Int32 = 0
-            while let message = curl_multi_info_read(multi, &left) {
+            while let message = sp_curl_multi_info_read(multi, &left) {
                 guard message.pointee.msg == CURLMSG_DONE, let handle = message.pointee.easy_handle,
                       let id = ids[handle] else { continue }
                 let code = message.pointee.data.result
@@ -206,7 +221,7 @@ final class CurlLoop: @unchecked Sendable {
             } else {
                 idleSince = nil
             }
-            curl_multi_poll(multi, nil, 0, timeout, nil)
+            sp_curl_multi_poll(multi, nil, 0, timeout, nil)
         }
     }
 
@@ -243,7 +258,7 @@ final class CurlLoop: @unchecked Sendable {
             context.handler.curlHeader(UnsafeRawBufferPointer(start: data, count: size * count))
             return size * count
         }
-        guard curl_multi_add_handle(multi, handle) == CURLM_OK else {
+        guard let multi, sp_curl_multi_add_handle(multi, handle) == CURLM_OK else {
             // Not on the multi handle: no CURLMSG_DONE will ever come for it.
             detach(handle)
             withExtendedLifetime(context) {}
@@ -259,7 +274,7 @@ final class CurlLoop: @unchecked Sendable {
     private func remove(_ id: Int) -> Entry? {
         guard let (entry, context) = active.removeValue(forKey: id) else { return nil }
         ids[entry.easy.handle] = nil
-        curl_multi_remove_handle(multi, entry.easy.handle)
+        if let multi { sp_curl_multi_remove_handle(multi, entry.easy.handle) }
         detach(entry.easy.handle)
         // The context is freed only now: until the handle was off the multi handle and pointed
         // nowhere, libcurl could still have called back with it.

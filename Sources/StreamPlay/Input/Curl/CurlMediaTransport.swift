@@ -1,5 +1,4 @@
 import CCurl
-import CStreamPlayShim
 import Synchronization
 
 /// The engine's ``MediaTransport``: each request an easy handle with the shared settings
@@ -18,7 +17,8 @@ struct CurlMediaTransport: MediaTransport {
                                   caCertificatesPath: configuration.caCertificatesPath,
                                   userAgent: configuration.userAgent, connectTimeout: configuration.connectTimeout,
                                   headers: request.headers.fields.map { ($0.name, $0.value) }) else {
-            receiver.receiveEnd(.failed(MediaTransferFailure(kind: .other, reason: "curl_easy_init failed")))
+            let reason = CurlRequest.loadFailure ?? "curl_easy_init failed"
+            receiver.receiveEnd(.failed(MediaTransferFailure(kind: .other, reason: reason)))
             return CurlMediaTransfer.Control(loop: nil, id: 0)
         }
         if let start = request.rangeStart { easy.requestRange(from: start, through: request.rangeEnd) }

@@ -1,0 +1,56 @@
+#pragma once
+// libcurl, loaded when first needed or ahead of time on a thread of its own.
+//
+// libcurl is not linked: with its dependencies (OpenSSL, GnuTLS through librtmp, Kerberos,
+// LDAP, SSH and more, about 30 shared libraries) it takes about half of what the dynamic loader
+// does at the start of a program that links StreamPlay, before any of the program's code runs.
+// Loaded with dlopen(), that work can run beside the program's own start (see
+// sp_curl_begin_loading), and a program that plays only files does not do it at all. Every
+// libcurl function StreamPlay calls is reached through its `sp_` twin declared below (the list
+// is CCurlFunctions.h), and the variadic ones through the typed entry points after it. The
+// header gives the types and constants as usual. Calling a libcurl function by its own name
+// would leave an undefined symbol: a test executable fails to link.
+#include <curl/curl.h>
+
+/// Opens libcurl (the soname of the headers' major version), finds every function StreamPlay
+/// calls, and runs curl_global_init, once per process: later calls wait for the first one and
+/// return its result. Returns 1 on success; otherwise 0, and sp_curl_load_error() says what
+/// failed. Thread-safe. No other sp_ function of libcurl may be called before it returned 1.
+int sp_curl_load(void);
+
+/// Why sp_curl_load() failed (the dynamic loader's message, or curl_global_init's), or ""
+/// after a success.
+const char *sp_curl_load_error(void);
+
+/// Starts sp_curl_load() on a detached thread of its own and returns at once, so that the load
+/// runs while the caller goes on; a later sp_curl_load() waits for it to end. Does nothing when
+/// the load started already, or when no thread could be made (the first sp_curl_load() then
+/// loads).
+void sp_curl_begin_loading(void);
+
+// Each is the libcurl function of the same name without `sp_`.
+#define SP_CURL_FUNCTION(type, name, parameters, arguments) type sp_##name parameters;
+#define SP_CURL_PROCEDURE(name, parameters, arguments) void sp_##name parameters;
+#include "CCurlFunctions.h"
+#undef SP_CURL_FUNCTION
+#undef SP_CURL_PROCEDURE
+
+// Typed, non-variadic entry points for curl_easy_setopt, curl_easy_getinfo and
+// curl_multi_setopt, which are variadic: Swift cannot call them.
+typedef size_t (*sp_curl_data_callback)(char *data, size_t size, size_t count, void *context);
+typedef int (*sp_curl_xferinfo_callback)(void *context, curl_off_t dltotal, curl_off_t dlnow,
+                                         curl_off_t ultotal, curl_off_t ulnow);
+
+CURLcode sp_curl_setopt_long(CURL *handle, CURLoption option, long value);
+CURLcode sp_curl_setopt_pointer(CURL *handle, CURLoption option, const void *value);
+CURLcode sp_curl_setopt_data_callback(CURL *handle, CURLoption option, sp_curl_data_callback callback);
+CURLcode sp_curl_setopt_xferinfo_callback(CURL *handle, sp_curl_xferinfo_callback callback);
+CURLMcode sp_curl_multi_setopt_long(CURLM *multi, CURLMoption option, long value);
+
+CURLcode sp_curl_getinfo_long(CURL *handle, CURLINFO info, long *value);
+CURLcode sp_curl_getinfo_offset(CURL *handle, CURLINFO info, curl_off_t *value);
+CURLcode sp_curl_getinfo_string(CURL *handle, CURLINFO info, const char **value);
+
+/// CURLPAUSE_CONT and CURL_WRITEFUNC_PAUSE as plain values (compound macros in curl.h).
+extern const int sp_curl_pause_continue;
+extern const size_t sp_curl_writefunc_pause;

@@ -1,0 +1,146 @@
+// Loads libcurl with dlopen() on first use, or ahead of time, and forwards every `sp_` function
+// to libcurl's own (see CCurl.h for why).
+//
+// curl.h's type-checking macros would turn curl_easy_setopt and its kin into expressions, which
+// cannot name a function pointer's type.
+#define _GNU_SOURCE
+#define CURL_DISABLE_TYPECHECK 1
+#include "CCurl.h"
+
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdio.h>
+
+// libcurl's soname has been libcurl.so.4 since 7.16; the headers give no macro for it.
+static const char curl_soname[] = "libcurl.so.4";
+
+// Written once, inside pthread_once; read only after it (which orders the writes before).
+static void *curl_handle;
+static int loaded;
+static char load_error[512];
+static pthread_once_t load_once = PTHREAD_ONCE_INIT;
+
+// The pointer to each function, and its `sp_` twin. The twin's type must be the header's.
+#define SP_CURL_FUNCTION(type, name, parameters, arguments) \
+    static __typeof__(&name) name##_pointer; \
+    _Static_assert(__builtin_types_compatible_p(__typeof__(&name), type(*) parameters), \
+                   "CCurlFunctions.h: " #name " differs from libcurl's declaration"); \
+    type sp_##name parameters { return name##_pointer arguments; }
+#define SP_CURL_PROCEDURE(name, parameters, arguments) \
+    static __typeof__(&name) name##_pointer; \
+    _Static_assert(__builtin_types_compatible_p(__typeof__(&name), void(*) parameters), \
+                   "CCurlFunctions.h: " #name " differs from libcurl's declaration"); \
+    void sp_##name parameters { name##_pointer arguments; }
+#include "CCurlFunctions.h"
+#undef SP_CURL_FUNCTION
+#undef SP_CURL_PROCEDURE
+
+// The variadic functions, and curl_global_init, which only the load calls.
+static __typeof__(&curl_easy_setopt) curl_easy_setopt_pointer;
+static __typeof__(&curl_easy_getinfo) curl_easy_getinfo_pointer;
+static __typeof__(&curl_multi_setopt) curl_multi_setopt_pointer;
+static __typeof__(&curl_global_init) curl_global_init_pointer;
+
+static int find(void **pointer, const char *name) {
+    *pointer = dlsym(curl_handle, name);
+    if (*pointer) return 1;
+    snprintf(load_error, sizeof load_error, "%s has no function %s", curl_soname, name);
+    return 0;
+}
+
+static void load(void) {
+    // RTLD_LOCAL: libcurl's symbols stay out of the process's global namespace.
+    curl_handle = dlopen(curl_soname, RTLD_NOW | RTLD_LOCAL);
+    if (!curl_handle) {
+        const char *reason = dlerror();
+        snprintf(load_error, sizeof load_error, "%s", reason ? reason : curl_soname);
+        return;
+    }
+#define SP_CURL_FUNCTION(type, name, parameters, arguments) \
+    if (!find((void **)&name##_pointer, #name)) return;
+#define SP_CURL_PROCEDURE(name, parameters, arguments) SP_CURL_FUNCTION(void, name, parameters, arguments)
+#include "CCurlFunctions.h"
+#undef SP_CURL_FUNCTION
+#undef SP_CURL_PROCEDURE
+    if (!find((void **)&curl_easy_setopt_pointer, "curl_easy_setopt")
+        || !find((void **)&curl_easy_getinfo_pointer, "curl_easy_getinfo")
+        || !find((void **)&curl_multi_setopt_pointer, "curl_multi_setopt")
+        || !find((void **)&curl_global_init_pointer, "curl_global_init")) {
+        return;
+    }
+    // Not thread-safe against other libcurl calls: here, before any of them can be made.
+    CURLcode code = curl_global_init_pointer(CURL_GLOBAL_DEFAULT);
+    if (code != CURLE_OK) {
+        snprintf(load_error, sizeof load_error, "curl_global_init failed: %s",
+                 curl_easy_strerror_pointer(code));
+        return;
+    }
+    loaded = 1;
+}
+
+int sp_curl_load(void) {
+    pthread_once(&load_once, load);
+    return loaded;
+}
+
+const char *sp_curl_load_error(void) {
+    sp_curl_load();
+    return load_error;
+}
+
+static void *load_on_thread(void *unused) {
+    (void)unused;
+    sp_curl_load();
+    return NULL;
+}
+
+static void start_loading_thread(void) {
+    pthread_attr_t attributes;
+    if (pthread_attr_init(&attributes) != 0) return;
+    pthread_attr_setdetachstate(&attributes, PTHREAD_CREATE_DETACHED);
+    pthread_t thread;
+    if (pthread_create(&thread, &attributes, load_on_thread, NULL) == 0) {
+        pthread_setname_np(thread, "sp-curl-load");
+    }
+    pthread_attr_destroy(&attributes);
+}
+
+void sp_curl_begin_loading(void) {
+    static pthread_once_t begin_once = PTHREAD_ONCE_INIT;
+    pthread_once(&begin_once, start_loading_thread);
+}
+
+const int sp_curl_pause_continue = CURLPAUSE_CONT;
+const size_t sp_curl_writefunc_pause = CURL_WRITEFUNC_PAUSE;
+
+CURLcode sp_curl_setopt_long(CURL *handle, CURLoption option, long value) {
+    return curl_easy_setopt_pointer(handle, option, value);
+}
+
+CURLMcode sp_curl_multi_setopt_long(CURLM *multi, CURLMoption option, long value) {
+    return curl_multi_setopt_pointer(multi, option, value);
+}
+
+CURLcode sp_curl_setopt_pointer(CURL *handle, CURLoption option, const void *value) {
+    return curl_easy_setopt_pointer(handle, option, value);
+}
+
+CURLcode sp_curl_setopt_data_callback(CURL *handle, CURLoption option, sp_curl_data_callback callback) {
+    return curl_easy_setopt_pointer(handle, option, callback);
+}
+
+CURLcode sp_curl_setopt_xferinfo_callback(CURL *handle, sp_curl_xferinfo_callback callback) {
+    return curl_easy_setopt_pointer(handle, CURLOPT_XFERINFOFUNCTION, callback);
+}
+
+CURLcode sp_curl_getinfo_long(CURL *handle, CURLINFO info, long *value) {
+    return curl_easy_getinfo_pointer(handle, info, value);
+}
+
+CURLcode sp_curl_getinfo_offset(CURL *handle, CURLINFO info, curl_off_t *value) {
+    return curl_easy_getinfo_pointer(handle, info, value);
+}
+
+CURLcode sp_curl_getinfo_string(CURL *handle, CURLINFO info, const char **value) {
+    return curl_easy_getinfo_pointer(handle, info, value);
+}
