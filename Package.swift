@@ -18,7 +18,7 @@ let package = Package(
         .library(name: "StreamPlayMPRIS", targets: ["StreamPlayMPRIS"]),
         .executable(name: "streamplay", targets: ["streamplay"]),
         // The command itself, which the `streamplay` front end loads with dlopen() (from next to
-        // the executable): `--version` starts without mapping the engine's ~150 shared libraries.
+        // the executable): `--version` starts without mapping the engine's ~30 shared libraries.
         .library(name: "StreamPlayCLI", type: .dynamic, targets: ["StreamPlayCLI"]),
     ],
     dependencies: [
@@ -51,7 +51,7 @@ let package = Package(
             name: "CCurl",
             linkerSettings: [.linkedLibrary("dl")]
         ),
-        // AES-128 for encrypted HLS segments: the libcrypto libcurl already loads.
+        // AES-128 for encrypted HLS segments: libcrypto, which libcurl loads too.
         .systemLibrary(
             name: "COpenSSL",
             pkgConfig: "libcrypto",

@@ -90,6 +90,7 @@ const char *sp_curl_load_error(void) {
 
 static void *load_on_thread(void *unused) {
     (void)unused;
+    pthread_setname_np(pthread_self(), "sp-curl-load");
     sp_curl_load();
     return NULL;
 }
@@ -99,9 +100,7 @@ static void start_loading_thread(void) {
     if (pthread_attr_init(&attributes) != 0) return;
     pthread_attr_setdetachstate(&attributes, PTHREAD_CREATE_DETACHED);
     pthread_t thread;
-    if (pthread_create(&thread, &attributes, load_on_thread, NULL) == 0) {
-        pthread_setname_np(thread, "sp-curl-load");
-    }
+    pthread_create(&thread, &attributes, load_on_thread, NULL);
     pthread_attr_destroy(&attributes);
 }
 

@@ -5,14 +5,14 @@
 // LDAP, SSH and more, about 30 shared libraries) it takes about half of what the dynamic loader
 // does at the start of a program that links StreamPlay, before any of the program's code runs.
 // Loaded with dlopen(), that work can run beside the program's own start (see
-// sp_curl_begin_loading), and a program that plays only files does not do it at all. Every
+// sp_curl_begin_loading), and a program that makes no request does not do it at all. Every
 // libcurl function StreamPlay calls is reached through its `sp_` twin declared below (the list
 // is CCurlFunctions.h), and the variadic ones through the typed entry points after it. The
 // header gives the types and constants as usual. Calling a libcurl function by its own name
 // would leave an undefined symbol: a test executable fails to link.
 #include <curl/curl.h>
 
-/// Opens libcurl (the soname of the headers' major version), finds every function StreamPlay
+/// Opens libcurl (libcurl.so.4, its soname since 7.16), finds every function StreamPlay
 /// calls, and runs curl_global_init, once per process: later calls wait for the first one and
 /// return its result. Returns 1 on success; otherwise 0, and sp_curl_load_error() says what
 /// failed. Thread-safe. No other sp_ function of libcurl may be called before it returned 1.
@@ -23,9 +23,8 @@ int sp_curl_load(void);
 const char *sp_curl_load_error(void);
 
 /// Starts sp_curl_load() on a detached thread of its own and returns at once, so that the load
-/// runs while the caller goes on; a later sp_curl_load() waits for it to end. Does nothing when
-/// the load started already, or when no thread could be made (the first sp_curl_load() then
-/// loads).
+/// runs while the caller goes on; a later sp_curl_load() waits for it to end. Does nothing after
+/// its first call, nor when no thread can be made (the first sp_curl_load() then loads).
 void sp_curl_begin_loading(void);
 
 // Each is the libcurl function of the same name without `sp_`.

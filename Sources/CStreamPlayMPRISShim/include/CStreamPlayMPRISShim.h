@@ -3,7 +3,9 @@
 // sd-bus calls Swift cannot make. Every function here must be called on the thread that owns
 // the bus (the MPRIS service's own thread); nothing here takes a lock.
 // sd-bus.h is read by this module and by CSystemd's, each textually, so a Swift file that
-// imports one imports the other too (see CStreamPlayShim.h for why).
+// imports one imports the other too: which of the two owns a declaration depends on which one
+// a compile job loaded first, so a build may otherwise fail to find sd-bus's constants
+// depending on how the compiler groups the files (seen on a first build from a fresh clone).
 #include <stddef.h>
 #include <stdint.h>
 #include <systemd/sd-bus.h>

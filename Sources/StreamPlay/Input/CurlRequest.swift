@@ -23,6 +23,13 @@ package enum CurlRequest {
         sp_curl_begin_loading()
     }
 
+    /// Waits until a load begun with ``beginLoading()`` has ended (or loads now). A program
+    /// calls it before `exit`, which runs the libraries' destructors: they must not meet a
+    /// `dlopen` or a `curl_global_init` still under way on another thread.
+    package static func finishLoading() {
+        _ = sp_curl_load()
+    }
+
     /// Applies the settings every request shares: redirects (bounded, http and https only),
     /// TLS verification (always), User-Agent, timeouts. Proxies come from the environment
     /// (http_proxy, https_proxy, no_proxy), as libcurl reads them by default.
@@ -84,15 +91,21 @@ package enum CurlRequest {
     static func error(for code: CURLcode, status: Int, osError: Int32, url: String, received: Int,
                       connectTimeout: Double) -> PlayerError {
         let failure = self.failure(for: code, osError: osError)
-            ?? MediaTransferFailure(kind: .other, reason: String(cString: sp_curl_easy_strerror(code)))
+            ?? MediaTransferFailure(kind: .other, reason: describe(code))
         return error(for: failure, status: status, url: url, received: received, connectTimeout: connectTimeout)
+    }
+
+    /// libcurl's words for `code`. Loads libcurl first if no request did (a test of the mapping);
+    /// its number alone when libcurl cannot be loaded.
+    static func describe(_ code: CURLcode) -> String {
+        loadFailure == nil ? String(cString: sp_curl_easy_strerror(code)) : "libcurl error \(code.rawValue)"
     }
 
     /// What a failed libcurl result tells a ``MediaTransferReceiver``: its kind, and libcurl's
     /// words for it (with the OS error of a failed connect); `nil` for `CURLE_OK`.
     static func failure(for code: CURLcode, osError: Int32) -> MediaTransferFailure? {
         guard let kind = CurlFailureKind(code) else { return nil }
-        var reason = String(cString: sp_curl_easy_strerror(code))
+        var reason = describe(code)
         if kind == .connectFailed {
             reason += " (\(osError == 0 ? "no OS error" : String(cString: strerror(osError))))"
         }
