@@ -21,7 +21,7 @@ struct CurlLoopTests {
         // input's restart waits for the loop to let go of its transfer.
         let staller = StallingHandler()
         let stallEasy = try Self.easy("\(try TestEnvironment.http())/random.bin")
-        CurlLoop.shared.add(stallEasy, handler: staller)
+        try #require(CurlLoop.shared).add(stallEasy, handler: staller)
         try await Self.waitUntil { staller.holding.load(ordering: .acquiring) }
         source.start(at: 1000, generation: 2)
         try await Task.sleep(for: .milliseconds(150))
@@ -72,7 +72,7 @@ struct CurlLoopTests {
                                          ring: ring, configuration: PlayerConfiguration(), wake: ThreadSignal())
         let waiting = Flag(true)
         transfer.commandWaiting = { seen in seen == 0 && waiting.value.load(ordering: .acquiring) }
-        let loop = CurlLoop()
+        let loop = try #require(CurlLoop())
         let control = CurlMediaTransport(configuration: PlayerConfiguration(), loop: loop)
             .startTransfer(transfer.request, receiver: transfer)
         try await Self.waitUntil { transfer.isHeldForCommand }
@@ -88,7 +88,7 @@ struct CurlLoopTests {
 
     @Test("a cancelled transfer is handed no more bytes, even within the same curl_multi_perform")
     func cancelStopsTheBytesAtOnce() async throws {
-        let loop = CurlLoop()
+        let loop = try #require(CurlLoop())
         let id = loop.makeID()
         let handler = RecordingHandler { _ in
             // On the loop thread, in libcurl's write callback: libcurl would go on reading.
@@ -105,7 +105,7 @@ struct CurlLoopTests {
 
     @Test("the loop's thread outlives its last transfer for its idle time, then ends; the next starts another")
     func idleThread() async throws {
-        let loop = CurlLoop()
+        let loop = try #require(CurlLoop())
         let url = "\(try TestEnvironment.http())/random.bin"
         for _ in 0..<3 {
             let outcome = Self.waitFor(url, loop: loop).outcome
@@ -121,8 +121,8 @@ struct CurlLoopTests {
 
     @Test("a handle libcurl will not add ends its transfer at once, with CURLE_FAILED_INIT")
     func addRefused() async throws {
-        let loop = CurlLoop()
-        let other = CurlLoop()
+        let loop = try #require(CurlLoop())
+        let other = try #require(CurlLoop())
         let easy = try Self.easy("\(try TestEnvironment.blackHole())/x")
         let running = RecordingHandler { _ in .take }
         let id = loop.add(easy, handler: running)
@@ -145,7 +145,7 @@ struct CurlLoopTests {
     @Test("a waited-for request pauses at its buffer limit and resumes: every byte, in order")
     func pauseAndResume() throws {
         let name = "cbr-44k-stereo.mp3"
-        let loop = CurlLoop()
+        let loop = try #require(CurlLoop())
         var received: [UInt8] = []
         let (outcome, pauses) = Self.waitFor("\(try TestEnvironment.http())/\(name)", loop: loop, onBody: { bytes, status in
             // The loop fills the buffer past its limit while this waits, and pauses.
@@ -161,7 +161,7 @@ struct CurlLoopTests {
 
     @Test("a request with a byte limit is cut off on the loop at the chunk that crosses it")
     func byteLimit() throws {
-        let loop = CurlLoop()
+        let loop = try #require(CurlLoop())
         let limit = 1000
         var handed = 0
         let (outcome, pauses) = Self.waitFor("\(try TestEnvironment.http())/cbr-44k-stereo.mp3", loop: loop,
@@ -181,7 +181,7 @@ struct CurlLoopTests {
 
     @Test("a refused body, a stop and a silent server each end a waited-for request as such")
     func interruptions() throws {
-        let loop = CurlLoop()
+        let loop = try #require(CurlLoop())
         let refused = Self.waitFor("\(try TestEnvironment.http())/cbr-44k-stereo.mp3", loop: loop, onBody: { _, _ in false }).outcome
         #expect(refused.end == .cancelled && refused.interruption == .refused)
 
@@ -215,7 +215,7 @@ struct CurlLoopTests {
 
     @Test("a transfer cancelled while paused ends as cancelled")
     func cancelWhilePaused() async throws {
-        let loop = CurlLoop()
+        let loop = try #require(CurlLoop())
         let handler = RecordingHandler { _ in .pause }
         let easy = try Self.easy("\(try TestEnvironment.http())/cbr-44k-stereo.mp3")
         let id = loop.add(easy, handler: handler)
@@ -228,7 +228,7 @@ struct CurlLoopTests {
 
     @Test("a cancel racing with the transfer's end ends it once, either way")
     func cancelRacingCompletion() async throws {
-        let loop = CurlLoop()
+        let loop = try #require(CurlLoop())
         let base = try TestEnvironment.http()
         var transfers: [(RecordingHandler, CurlEasy)] = []
         for round in 0..<40 {
@@ -249,7 +249,7 @@ struct CurlLoopTests {
     // MARK: Helpers
 
     /// Waits for a request for `url` on `loop`, as the engine's HLS input and playlist reader do.
-    static func waitFor(_ url: String, loop: CurlLoop = .shared, limits: BlockingMediaTransfer.Limits = .init(),
+    static func waitFor(_ url: String, loop: CurlLoop? = nil, limits: BlockingMediaTransfer.Limits = .init(),
                         wakeUp: WakeUpSignal = WakeUpSignal(), shouldStop: () -> Bool = { false },
                         onBody: (UnsafeRawBufferPointer, Int) -> Bool = { _, _ in true })
         -> (outcome: BlockingMediaTransfer.Outcome, pauses: Int) {

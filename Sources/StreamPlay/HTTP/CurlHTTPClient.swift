@@ -44,12 +44,11 @@ public final class CurlHTTPClient: HTTPTransport {
 
     /// The settings of this client.
     public let configuration: Configuration
-    private let loop: CurlLoop
 
-    /// A client with these settings; its requests share the engine's curl thread.
+    /// A client with these settings; its requests share the engine's curl thread. Making one
+    /// does not load libcurl: its first request does.
     public init(configuration: Configuration = Configuration()) {
         self.configuration = configuration
-        loop = .shared
     }
 
     /// Sends `request` and returns the response, whatever its status.
@@ -68,8 +67,9 @@ public final class CurlHTTPClient: HTTPTransport {
         guard lowered.hasPrefix("http://") || lowered.hasPrefix("https://") else {
             throw .invalidRequest("not an http(s) URL: \(RedactedURL.describe(request.url))")
         }
-        if let failure = CurlRequest.loadFailure {
-            throw .network(.transferFailed(url: RedactedURL.describe(request.url), reason: failure))
+        guard let loop = CurlLoop.shared else {
+            let reason = CurlRequest.loadFailure ?? "curl_multi_init failed"
+            throw .network(.transferFailed(url: RedactedURL.describe(request.url), reason: reason))
         }
         if case .multipart(let form) = request.body {
             for case .file(_, let path, _, _) in form.parts where access(path, R_OK) != 0 {

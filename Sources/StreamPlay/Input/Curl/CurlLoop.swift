@@ -15,13 +15,16 @@ import Synchronization
 /// handle is then off the multi handle, and its owner may read it again.
 ///
 /// ``shared`` is process-wide and starts its thread lazily, at the first transfer: the engine,
-/// the API clients and any number of players share it without wiring. The thread ends once no
-/// transfer has been left for ``idleTime`` (the multi handle and its caches stay), so that a
-/// stopped player leaves no thread behind, yet a seek that replaces its one transfer dozens of
-/// times in a row (a FLAC bisection) does not make a new pthread for each; the next transfer
-/// after that starts a new one.
+/// the API clients and any number of players share it without wiring. Its users take it when
+/// they start a transfer, not when they are made, so that nothing loads libcurl before a
+/// request needs it. The thread ends once no transfer has been left for ``idleTime`` (the
+/// multi handle and its caches stay), so that a stopped player leaves no thread behind, yet a
+/// seek that replaces its one transfer dozens of times in a row (a FLAC bisection) does not
+/// make a new pthread for each; the next transfer after that starts a new one.
 final class CurlLoop: @unchecked Sendable {
-    /// The loop every request of the process runs on.
+    /// The loop every request of the process runs on; `nil` when libcurl cannot be loaded
+    /// (``CurlRequest/loadFailure`` says why) or `curl_multi_init` failed. Its first use loads
+    /// libcurl, or waits for a load begun ahead.
     static let shared = CurlLoop()
 
     /// How long the thread outlives its last transfer, in milliseconds: long enough to carry a
@@ -70,21 +73,17 @@ final class CurlLoop: @unchecked Sendable {
     }
 
     private let inbox = Mutex(Inbox())
-    /// Created once; `curl_multi_wakeup` is the one call other threads make on it. `nil` when
-    /// libcurl cannot be loaded: then no ``CurlEasy`` can be made either, and a transfer added
-    /// all the same ends at once.
-    private let multi: UnsafeMutableRawPointer?
+    /// Created once; `curl_multi_wakeup` is the one call other threads make on it.
+    private let multi: UnsafeMutableRawPointer
 
     // Loop thread only.
     private var active: [Int: (entry: Entry, context: Context)] = [:]
     private var ids: [UnsafeMutableRawPointer: Int] = [:]
 
-    /// A loop of its own, for tests; the engine uses ``shared``.
-    init() {
-        guard CurlRequest.loadFailure == nil, let multi = sp_curl_multi_init() else {
-            multi = nil
-            return
-        }
+    /// A loop of its own, for tests; the engine uses ``shared``. `nil` when libcurl cannot be
+    /// loaded or `curl_multi_init` fails.
+    init?() {
+        guard CurlRequest.loadFailure == nil, let multi = sp_curl_multi_init() else { return nil }
         self.multi = multi
         // No HTTP/2 multiplexing: the transfers of one host get connections of their own (and
         // reuse them one after another), as when each input had its own multi handle. A stream
@@ -95,7 +94,7 @@ final class CurlLoop: @unchecked Sendable {
     }
 
     deinit {
-        if let multi { sp_curl_multi_cleanup(multi) }
+        sp_curl_multi_cleanup(multi)
     }
 
     /// Whether the loop's thread runs, and how many it started so far. For the tests.
@@ -124,10 +123,6 @@ final class CurlLoop: @unchecked Sendable {
         let flag = CancelFlag()
         if cancelled { flag.isSet.store(true, ordering: .relaxed) }
         let entry = Entry(easy: easy, handler: handler, cancelFlag: flag)
-        guard multi != nil else {
-            handler.curlDone(.finished(CURLE_FAILED_INIT))
-            return id ?? makeID()
-        }
         let id = inbox.withEngineLock { inbox -> Int in
             let id = id ?? {
                 inbox.nextID += 1
@@ -168,12 +163,10 @@ final class CurlLoop: @unchecked Sendable {
 
     /// Interrupts the loop thread's `curl_multi_poll`. Any thread.
     private func wakeUp() {
-        if let multi { sp_curl_multi_wakeup(multi) }
+        sp_curl_multi_wakeup(multi)
     }
 
     private func run() {
-        // `add` starts this thread only with a multi handle.
-        guard let multi else { return }
         // When the loop last found itself without a transfer; `nil` while it has some.
         var idleSince: ContinuousClock.Instant?
         while true {
@@ -258,7 +251,7 @@ final class CurlLoop: @unchecked Sendable {
             context.handler.curlHeader(UnsafeRawBufferPointer(start: data, count: size * count))
             return size * count
         }
-        guard let multi, sp_curl_multi_add_handle(multi, handle) == CURLM_OK else {
+        guard sp_curl_multi_add_handle(multi, handle) == CURLM_OK else {
             // Not on the multi handle: no CURLMSG_DONE will ever come for it.
             detach(handle)
             withExtendedLifetime(context) {}
@@ -274,7 +267,7 @@ final class CurlLoop: @unchecked Sendable {
     private func remove(_ id: Int) -> Entry? {
         guard let (entry, context) = active.removeValue(forKey: id) else { return nil }
         ids[entry.easy.handle] = nil
-        if let multi { sp_curl_multi_remove_handle(multi, entry.easy.handle) }
+        sp_curl_multi_remove_handle(multi, entry.easy.handle)
         detach(entry.easy.handle)
         // The context is freed only now: until the handle was off the multi handle and pointed
         // nowhere, libcurl could still have called back with it.

@@ -5,9 +5,11 @@ import Synchronization
 /// (``CurlEasy``), run on the ``CurlLoop``.
 struct CurlMediaTransport: MediaTransport {
     let configuration: PlayerConfiguration
-    let loop: CurlLoop
+    /// The loop its transfers run on; `nil` for ``CurlLoop/shared``, taken at each transfer's
+    /// start (so that making a transport does not load libcurl).
+    let loop: CurlLoop?
 
-    init(configuration: PlayerConfiguration, loop: CurlLoop = .shared) {
+    init(configuration: PlayerConfiguration, loop: CurlLoop? = nil) {
         self.configuration = configuration
         self.loop = loop
     }
@@ -19,6 +21,12 @@ struct CurlMediaTransport: MediaTransport {
                                   headers: request.headers.fields.map { ($0.name, $0.value) }) else {
             let reason = CurlRequest.loadFailure ?? "curl_easy_init failed"
             receiver.receiveEnd(.failed(MediaTransferFailure(kind: .other, reason: reason)))
+            return CurlMediaTransfer.Control(loop: nil, id: 0)
+        }
+        // libcurl is loaded (the easy handle was made): the shared loop is `nil` only when
+        // `curl_multi_init` failed.
+        guard let loop = loop ?? CurlLoop.shared else {
+            receiver.receiveEnd(.failed(MediaTransferFailure(kind: .other, reason: "curl_multi_init failed")))
             return CurlMediaTransfer.Control(loop: nil, id: 0)
         }
         if let start = request.rangeStart { easy.requestRange(from: start, through: request.rangeEnd) }
