@@ -15,23 +15,25 @@ struct CurlMediaTransport: MediaTransport {
     }
 
     func startTransfer(_ request: MediaRequest, receiver: any MediaTransferReceiver) -> any MediaTransferControl {
+        // The shared loop is `nil` when libcurl cannot be loaded (or `curl_multi_init` failed).
+        guard let loop = loop ?? CurlLoop.shared else {
+            return Self.fail(receiver, reason: CurlRequest.loadFailure ?? "curl_multi_init failed")
+        }
         guard let easy = CurlEasy(url: request.url, maxRedirects: configuration.maxRedirects,
                                   caCertificatesPath: configuration.caCertificatesPath,
                                   userAgent: configuration.userAgent, connectTimeout: configuration.connectTimeout,
                                   headers: request.headers.fields.map { ($0.name, $0.value) }) else {
-            let reason = CurlRequest.loadFailure ?? "curl_easy_init failed"
-            receiver.receiveEnd(.failed(MediaTransferFailure(kind: .other, reason: reason)))
-            return CurlMediaTransfer.Control(loop: nil, id: 0)
-        }
-        // libcurl is loaded (the easy handle was made): the shared loop is `nil` only when
-        // `curl_multi_init` failed.
-        guard let loop = loop ?? CurlLoop.shared else {
-            receiver.receiveEnd(.failed(MediaTransferFailure(kind: .other, reason: "curl_multi_init failed")))
-            return CurlMediaTransfer.Control(loop: nil, id: 0)
+            return Self.fail(receiver, reason: "curl_easy_init failed")
         }
         if let start = request.rangeStart { easy.requestRange(from: start, through: request.rangeEnd) }
         let transfer = CurlMediaTransfer(easy: easy, receiver: receiver)
         return CurlMediaTransfer.Control(loop: loop, id: loop.add(easy, handler: transfer))
+    }
+
+    /// Ends a transfer that could not start, on the caller's thread, and returns its control.
+    private static func fail(_ receiver: any MediaTransferReceiver, reason: String) -> any MediaTransferControl {
+        receiver.receiveEnd(.failed(MediaTransferFailure(kind: .other, reason: reason)))
+        return CurlMediaTransfer.Control(loop: nil, id: 0)
     }
 }
 
