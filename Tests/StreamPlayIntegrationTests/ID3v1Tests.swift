@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 @testable import StreamPlay
 import StreamPlayTesting
@@ -70,6 +71,30 @@ struct ID3v1Tests {
         #expect(requests.count == 2, "\(requests)")
     }
 
+    @Test("over HTTP: the tag's Range request is sent only once the first audio is in the sink")
+    func rangeRequestWaitsForFirstAudio() async throws {
+        let name = try Self.write()
+        let media = try TestEnvironment.media()
+        defer { try? FileManager.default.removeItem(atPath: "\(media)/\(name)") }
+        let size = try FileManager.default.attributesOfItem(atPath: "\(media)/\(name)")[.size] as? Int ?? 0
+        let tailRange = "bytes=\(size - ID3v1TagReader.trailerSize)-\(size - 1)"
+        // The first write is held long enough for a request sent as the sink opened to be
+        // answered and logged; then the log is read.
+        let sink = FirstWriteHold(RecordingSink(), hold: 0.3) {
+            ((try? Self.logLines(for: "/\(name)")) ?? []).contains { $0.range == tailRange }
+        }
+        let player = Player(configuration: PlayerConfiguration(output: .custom { sink }))
+        let log = EventLog(player)
+        player.play("\(try TestEnvironment.http())/\(name)")
+        #expect(try await player.finish(within: 30) == .ended)
+        player.stop()
+        let seenDuringFirstWrite = try #require(sink.checked, "the sink was never written")
+        #expect(!seenDuringFirstWrite, "the tag's Range request was sent before the first audio reached the sink")
+        #expect(try Self.logLines(for: "/\(name)").filter { $0.range == tailRange }.count == 1)
+        let names = log.all.compactMap { if case .metadata(let names) = $0 { names } else { nil } }
+        #expect(names == [StreamMetadata(title: "V1 Title", artist: "V1 Artist", album: "V1 Album", trackNumber: 5)])
+    }
+
     @Test("a server that refuses ranges: no ID3v1, nothing downloaded twice, the audio still exact")
     func serverWithoutRanges() async throws {
         let name = try Self.write()
@@ -108,5 +133,31 @@ struct ID3v1Tests {
             guard fields.count >= 5, fields[0] == uri else { return nil }
             return (Int(fields[1]) ?? 0, fields[2], Int(fields[3]) ?? -1)
         }
+    }
+}
+
+/// A sink whose first write waits for `hold` seconds, then runs `check` (once) before it goes on.
+private final class FirstWriteHold: ForwardingSink {
+    let inner: any AudioSink
+    private let hold: Double
+    private let check: @Sendable () -> Bool
+    private let result = Mutex<Bool?>(nil)
+
+    init(_ inner: any AudioSink, hold: Double, check: @escaping @Sendable () -> Bool) {
+        self.inner = inner
+        self.hold = hold
+        self.check = check
+    }
+
+    /// What `check` said during the first write; `nil` before it.
+    var checked: Bool? { result.withEngineLock { $0 } }
+
+    func write(_ pcm: UnsafeRawBufferPointer) throws(PlayerError) -> Int {
+        if checked == nil {
+            Thread.sleep(forTimeInterval: hold)
+            let seen = check()
+            result.withEngineLock { $0 = seen }
+        }
+        return try inner.write(pcm)
     }
 }

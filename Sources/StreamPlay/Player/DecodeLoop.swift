@@ -124,8 +124,12 @@ final class DecodeLoop: @unchecked Sendable {
             timeline: timeline,
             firstBytesArrived: { [playback] in playback.decide { $0.bytesArrived() } })
         let state = DecodeState(feed: feed)
-        // The tag's event, if one is on its way, comes before the end the caller reports.
-        defer { state.trailingTagReader?.join() }
+        // The tag's event, if one is on its way, comes before the end the caller reports. A play
+        // that ends before any audio reached the sink lets the tag's request go now.
+        defer {
+            names.audioReachedSink()
+            state.trailingTagReader?.join()
+        }
         playback.withMachine { $0.decodingBegan(startTime: startTime) }
         input.start(at: 0, generation: feed.generation)
 
@@ -234,9 +238,9 @@ final class DecodeLoop: @unchecked Sendable {
                 firstFrame = frame
                 state.discardBeforeFrame = nil
             }
-            if try trackOutput.deliver(pcm: chunk, firstFrame: firstFrame, format: format, state: state) {
-                playback.withMachine { $0.lastAudioDecoded() }
-            }
+            let reachesEnd = try trackOutput.deliver(pcm: chunk, firstFrame: firstFrame, format: format, state: state)
+            names.audioReachedSink()
+            if reachesEnd { playback.withMachine { $0.lastAudioDecoded() } }
         case .needMore:
             if try feed.feed() {
                 trackOutput.checkNearingEnd(decoder: decoder, state: state)

@@ -1,3 +1,5 @@
+import Synchronization
+
 /// The track's names, gathered from every tag the file has and reported as one event: the
 /// ID3v2 tag in front (read while sniffing), the container's tags (FFmpeg), and an MP3's ID3v1
 /// tag at its end; with them, the ReplayGain the decoder applies.
@@ -5,12 +7,19 @@
 /// Whether an ID3v1 tag is looked for, and where, is ``TrailingTagPlanner``'s to say. Over HTTP
 /// its Range request runs on a thread of its own (`sp-id3v1`): the first audio never waits for
 /// a tag, and the one event comes when the request is answered (at most
-/// ``TrailingBytesReader/timeout`` later), before the track's end.
+/// ``TrailingBytesReader/timeout`` later), before the track's end. The request is sent only
+/// once the play's first audio is in the sink (``audioReachedSink()``): sent as the sink opens,
+/// it competed with the start for the CPU and made first audio later (see
+/// Benchmarks/README.md).
 final class TrackNamesReporter: Sendable {
     let playback: PlaybackControl
     let configuration: PlayerConfiguration
-    /// What the thread reading an ID3v1 tag's Range request sleeps on: a stop signals it.
+    /// What the thread reading an ID3v1 tag's Range request sleeps on: a stop signals it, and so
+    /// does ``audioReachedSink()``.
     let wakeUp = WakeUpSignal()
+    /// Set once the play's first audio is in the sink, or the play is over: the Range request
+    /// may go.
+    private let requestMayGo = Atomic<Bool>(false)
 
     init(playback: PlaybackControl, configuration: PlayerConfiguration) {
         self.playback = playback
@@ -44,6 +53,9 @@ final class TrackNamesReporter: Sendable {
             state.trailingTagReader?.join()
             state.trailingTagReader = EngineThread(name: "sp-id3v1") { [self] in
                 let stopped = { self.playback.isStopRequested }
+                while !stopped() && !requestMayGo.load(ordering: .acquiring) {
+                    _ = wakeUp.wait(timeout: .seconds(1))
+                }
                 let trailer = TrailingBytesReader.remote(url, totalLength: total, count: ID3v1TagReader.trailerSize,
                                                          configuration: configuration, wakeUp: wakeUp,
                                                          shouldStop: stopped)
@@ -51,6 +63,14 @@ final class TrackNamesReporter: Sendable {
                 report(front.filling(from: trailer.flatMap(ID3v1TagReader.read)))
             }
         }
+    }
+
+    /// Lets an ID3v1 tag's Range request go: the play's first audio is in the sink, or the play
+    /// is over. Decoder thread; cheap enough to call for every chunk.
+    func audioReachedSink() {
+        guard !requestMayGo.load(ordering: .relaxed) else { return }
+        requestMayGo.store(true, ordering: .releasing)
+        wakeUp.signal()
     }
 
     private func report(_ names: StreamMetadata) {
