@@ -84,10 +84,10 @@ struct ID3v1Tests {
             ((try? Self.logLines(for: "/\(name)")) ?? []).contains { $0.range == tailRange }
         }
         let player = Player(configuration: PlayerConfiguration(output: .custom { sink }))
+        defer { player.stop() }
         let log = EventLog(player)
         player.play("\(try TestEnvironment.http())/\(name)")
         #expect(try await player.finish(within: 30) == .ended)
-        player.stop()
         let seenDuringFirstWrite = try #require(sink.checked, "the sink was never written")
         #expect(!seenDuringFirstWrite, "the tag's Range request was sent before the first audio reached the sink")
         #expect(try Self.logLines(for: "/\(name)").filter { $0.range == tailRange }.count == 1)

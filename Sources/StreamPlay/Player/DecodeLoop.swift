@@ -127,7 +127,7 @@ final class DecodeLoop: @unchecked Sendable {
         // The tag's event, if one is on its way, comes before the end the caller reports. A play
         // that ends before any audio reached the sink lets the tag's request go now.
         defer {
-            names.audioReachedSink()
+            names.allowTrailingTagRequest()
             state.trailingTagReader?.join()
         }
         playback.withMachine { $0.decodingBegan(startTime: startTime) }
@@ -239,7 +239,7 @@ final class DecodeLoop: @unchecked Sendable {
                 state.discardBeforeFrame = nil
             }
             let reachesEnd = try trackOutput.deliver(pcm: chunk, firstFrame: firstFrame, format: format, state: state)
-            names.audioReachedSink()
+            names.allowTrailingTagRequest()
             if reachesEnd { playback.withMachine { $0.lastAudioDecoded() } }
         case .needMore:
             if try feed.feed() {
@@ -273,6 +273,8 @@ final class DecodeLoop: @unchecked Sendable {
     private func attach(format: AudioFormat, state: DecodeState) throws(PlayerError) -> Bool {
         if !activated.load(ordering: .acquiring) {
             waitingFormat.withEngineLock { $0 = format }
+            // A preload: the sink is busy with the playing track, and no start is at stake.
+            names.allowTrailingTagRequest()
             while !activated.load(ordering: .acquiring) {
                 if isStopRequested { return false }
                 wake.wait(timeout: 0.1)

@@ -8,17 +8,16 @@ import Synchronization
 /// its Range request runs on a thread of its own (`sp-id3v1`): the first audio never waits for
 /// a tag, and the one event comes when the request is answered (at most
 /// ``TrailingBytesReader/timeout`` later), before the track's end. The request is sent only
-/// once the play's first audio is in the sink (``audioReachedSink()``): sent as the sink opens,
-/// it competed with the start for the CPU and made first audio later (see
-/// Benchmarks/README.md).
+/// once the play's first audio is written to the sink (``allowTrailingTagRequest()``): sent as
+/// the sink opened, it competed with the start for the CPU and made first audio later (see
+/// Benchmarks/README.md). A preloaded next track sends it at once: its sink plays already.
 final class TrackNamesReporter: Sendable {
     let playback: PlaybackControl
     let configuration: PlayerConfiguration
     /// What the thread reading an ID3v1 tag's Range request sleeps on: a stop signals it, and so
-    /// does ``audioReachedSink()``.
+    /// does ``allowTrailingTagRequest()``.
     let wakeUp = WakeUpSignal()
-    /// Set once the play's first audio is in the sink, or the play is over: the Range request
-    /// may go.
+    /// Set by ``allowTrailingTagRequest()``: the Range request may go.
     private let requestMayGo = Atomic<Bool>(false)
 
     init(playback: PlaybackControl, configuration: PlayerConfiguration) {
@@ -56,6 +55,7 @@ final class TrackNamesReporter: Sendable {
                 while !stopped() && !requestMayGo.load(ordering: .acquiring) {
                     _ = wakeUp.wait(timeout: .seconds(1))
                 }
+                guard !stopped() else { return }
                 let trailer = TrailingBytesReader.remote(url, totalLength: total, count: ID3v1TagReader.trailerSize,
                                                          configuration: configuration, wakeUp: wakeUp,
                                                          shouldStop: stopped)
@@ -65,9 +65,10 @@ final class TrackNamesReporter: Sendable {
         }
     }
 
-    /// Lets an ID3v1 tag's Range request go: the play's first audio is in the sink, or the play
-    /// is over. Decoder thread; cheap enough to call for every chunk.
-    func audioReachedSink() {
+    /// Lets an ID3v1 tag's Range request go: the play's first audio is written to the sink, the
+    /// play is a preloaded next track (whose sink plays already), or the play is over. Decoder
+    /// thread; after the first call, one load of an atomic, so it may be called for every chunk.
+    func allowTrailingTagRequest() {
         guard !requestMayGo.load(ordering: .relaxed) else { return }
         requestMayGo.store(true, ordering: .releasing)
         wakeUp.signal()
