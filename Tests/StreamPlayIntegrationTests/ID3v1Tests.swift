@@ -81,14 +81,16 @@ struct ID3v1Tests {
         // The first write is held long enough for a request sent as the sink opened to be
         // answered and logged; then the log is read.
         let sink = FirstWriteHold(RecordingSink(), hold: 0.3) {
-            ((try? Self.logLines(for: "/\(name)")) ?? []).contains { $0.range == tailRange }
+            try Self.logLines(for: "/\(name)").contains { $0.range == tailRange }
         }
         let player = Player(configuration: PlayerConfiguration(output: .custom { sink }))
         defer { player.stop() }
         let log = EventLog(player)
         player.play("\(try TestEnvironment.http())/\(name)")
         #expect(try await player.finish(within: 30) == .ended)
-        let seenDuringFirstWrite = try #require(sink.checked, "the sink was never written")
+        // The event stream delivers asynchronously: let the last events arrive (as playToWAV does).
+        try await Task.sleep(for: .milliseconds(20))
+        let seenDuringFirstWrite = try #require(sink.checked, "the sink was never written").get()
         #expect(!seenDuringFirstWrite, "the tag's Range request was sent before the first audio reached the sink")
         #expect(try Self.logLines(for: "/\(name)").filter { $0.range == tailRange }.count == 1)
         let names = log.all.compactMap { if case .metadata(let names) = $0 { names } else { nil } }
@@ -140,22 +142,22 @@ struct ID3v1Tests {
 private final class FirstWriteHold: ForwardingSink {
     let inner: any AudioSink
     private let hold: Double
-    private let check: @Sendable () -> Bool
-    private let result = Mutex<Bool?>(nil)
+    private let check: @Sendable () throws -> Bool
+    private let result = Mutex<Result<Bool, any Error>?>(nil)
 
-    init(_ inner: any AudioSink, hold: Double, check: @escaping @Sendable () -> Bool) {
+    init(_ inner: any AudioSink, hold: Double, check: @escaping @Sendable () throws -> Bool) {
         self.inner = inner
         self.hold = hold
         self.check = check
     }
 
-    /// What `check` said during the first write; `nil` before it.
-    var checked: Bool? { result.withEngineLock { $0 } }
+    /// What `check` said (or threw) during the first write; `nil` before it.
+    var checked: Result<Bool, any Error>? { result.withEngineLock { $0 } }
 
     func write(_ pcm: UnsafeRawBufferPointer) throws(PlayerError) -> Int {
         if checked == nil {
             Thread.sleep(forTimeInterval: hold)
-            let seen = check()
+            let seen = Result { try check() }
             result.withEngineLock { $0 = seen }
         }
         return try inner.write(pcm)

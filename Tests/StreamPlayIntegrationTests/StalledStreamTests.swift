@@ -112,7 +112,9 @@ struct StalledStreamTests {
         // aside, comes where the audio stopped, and the new stream plays on from there.
         let rest = try SoundServerRestartTests.restOfTrack(in: recording, reference: reference)
         let stall = "unlinked at \(unlinkedAt) s, stopped at \(stoppedAt) s"
-        guard rest.heardFrom < 0.1 else { return "heard from \(rest.heardFrom) s; \(stall)" }
+        guard rest.heardFrom < 0.1 else {
+            return "the track was heard from \(rest.heardFrom) s on, not from its start (its first part is missing); \(stall)"
+        }
         return rest.failure.map { "\($0); \(stall)" }
     }
 
