@@ -24,6 +24,10 @@ final class BenchSink {
         }
         self.module = String(module)
         recorder = try MonitorRecorder(sink: name, server: server)
+        // Made with the sink, as an app makes its player at launch: making it begins libcurl's
+        // load, which no play should then wait for (with libcurl linked, the process's start
+        // paid for it).
+        player = Self.makePlayer(server: server, sink: name)
     }
 
     /// `pactl` for `server`.
@@ -39,11 +43,16 @@ final class BenchSink {
         _ = CommandOutput.firstLine(Self.pactl(server) + ["unload-module", module])
     }
 
-    /// The library Player that plays on this sink; one per sink, reused like an app would.
+    /// The library Player that plays on this sink; one per sink, made with it and reused, as an
+    /// app would (made again if asked for after ``close()``).
     var libraryPlayer: Player {
         if let player { return player }
-        let made = Player(configuration: PlayerConfiguration(output: .pulseAudio(server: server, sink: name)))
+        let made = Self.makePlayer(server: server, sink: name)
         player = made
         return made
+    }
+
+    private static func makePlayer(server: String?, sink: String) -> Player {
+        Player(configuration: PlayerConfiguration(output: .pulseAudio(server: server, sink: sink)))
     }
 }

@@ -10,6 +10,7 @@
 #include <dlfcn.h>
 #include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 // libcurl's soname has been libcurl.so.4 since 7.16; the headers give no macro for it.
 static const char curl_soname[] = "libcurl.so.4";
@@ -95,12 +96,21 @@ static void *load_on_thread(void *unused) {
     return NULL;
 }
 
+// Registered with atexit() once the loading thread runs: exit() calls it before the libraries'
+// destructors (the dynamic loader's own handler was registered first, so it runs last), and
+// they must not meet a dlopen() or a curl_global_init() still under way on that thread.
+static void wait_for_loading_thread(void) {
+    sp_curl_load();
+}
+
 static void start_loading_thread(void) {
     pthread_attr_t attributes;
     if (pthread_attr_init(&attributes) != 0) return;
     pthread_attr_setdetachstate(&attributes, PTHREAD_CREATE_DETACHED);
     pthread_t thread;
-    pthread_create(&thread, &attributes, load_on_thread, NULL);
+    if (pthread_create(&thread, &attributes, load_on_thread, NULL) == 0) {
+        atexit(wait_for_loading_thread);
+    }
     pthread_attr_destroy(&attributes);
 }
 

@@ -25,8 +25,6 @@ enum ProcessExit {
     static func exit(_ status: Int32) -> Never {
         if exiting.compareExchange(expected: false, desired: true, ordering: .sequentiallyConsistent).exchanged {
             let claimedStatus = claimed.load(ordering: .sequentiallyConsistent)
-            // The load begun at start (even for --help) must end before the destructors run.
-            CurlRequest.finishLoading()
             Glibc.exit(claimedStatus >= 0 ? claimedStatus : status)
         }
         while true { pause() }

@@ -88,8 +88,7 @@ struct ID3v1Tests {
         let log = EventLog(player)
         player.play("\(try TestEnvironment.http())/\(name)")
         #expect(try await player.finish(within: 30) == .ended)
-        // The event stream delivers asynchronously: let the last events arrive (as playToWAV does).
-        try await Task.sleep(for: .milliseconds(20))
+        try await log.catchUp()
         let seenDuringFirstWrite = try #require(sink.checked, "the sink was never written").get()
         #expect(!seenDuringFirstWrite, "the tag's Range request was sent before the first audio reached the sink")
         #expect(try Self.logLines(for: "/\(name)").filter { $0.range == tailRange }.count == 1)

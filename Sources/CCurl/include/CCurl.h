@@ -23,8 +23,9 @@ int sp_curl_load(void);
 const char *sp_curl_load_error(void);
 
 /// Starts sp_curl_load() on a detached thread of its own and returns at once, so that the load
-/// runs while the caller goes on; a later sp_curl_load() waits for it to end. Does nothing after
-/// its first call, nor when no thread can be made (the first sp_curl_load() then loads).
+/// runs while the caller goes on; a later sp_curl_load() waits for it to end, and so does exit()
+/// (through atexit), before any library's destructor runs. Does nothing after its first call,
+/// nor when no thread can be made (the first sp_curl_load() then loads).
 void sp_curl_begin_loading(void);
 
 // Each is the libcurl function of the same name without `sp_`.

@@ -1,7 +1,7 @@
 import FoundationEssentials
 import Synchronization
 
-/// Plays MP3 from HTTP(S) URLs and files: the controller a music player links.
+/// Plays audio from HTTP(S) URLs, HLS playlists and files: the controller a music player links.
 ///
 /// ```swift
 /// let player = Player()
@@ -46,9 +46,13 @@ public final class Player: Sendable {
     /// The last stored property: see `deliveryLock`.
     private let commandLock = Mutex(())
 
-    /// Creates a player. Nothing connects or starts until the first play.
+    /// Creates a player. Nothing connects or starts until the first play; only libcurl, which
+    /// the process loads once, at its first request, begins loading on a thread of its own, so
+    /// that an app that makes its player at launch does not wait for that load at its first
+    /// play. A player that plays only files holds libcurl's memory for nothing.
     public init(configuration: PlayerConfiguration = PlayerConfiguration()) {
         self.configuration = configuration
+        CurlRequest.beginLoading()
     }
 
     deinit {

@@ -71,6 +71,12 @@ final class EventLog: Sendable {
 
     var all: [PlayerEvent] { storage.events.withEngineLock { $0 } }
 
+    /// Lets the stream catch up: it delivers asynchronously, so the last events of a play that
+    /// just finished may not be in ``all`` yet.
+    func catchUp() async throws {
+        try await Task.sleep(for: .milliseconds(20))
+    }
+
     var states: [PlayerState] {
         all.compactMap { if case .stateChanged(let state) = $0 { state } else { nil } }
     }
@@ -78,7 +84,8 @@ final class EventLog: Sendable {
     deinit { task.cancel() }
 }
 
-/// Names of this process's engine threads (they are all called sp-…).
+/// Names of this process's engine threads (they are all called sp-…), but for `sp-curl-load`:
+/// the process's one load of libcurl, which the first `Player` made begins, belongs to no play.
 ///
 /// A thread that was joined can stay listed in /proc for a moment (the kernel wakes the joiner
 /// before it has released the task), so a non-empty list is read again for up to half a second.
@@ -87,7 +94,7 @@ func engineThreadNames() -> [String] {
         let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task")) ?? []
         return tasks.compactMap { task in
             shortProcFile("/proc/self/task/\(task)/comm")?.trimmingCharacters(in: .whitespacesAndNewlines)
-        }.filter { $0.hasPrefix("sp-") }
+        }.filter { $0.hasPrefix("sp-") && $0 != "sp-curl-load" }
     }
     var names = read()
     let deadline = ContinuousClock.now + .milliseconds(500)
@@ -173,8 +180,7 @@ func playToWAV(within seconds: Double = 90,
     player.stop()
     // No file, or a file without a complete header: nothing was played.
     let wav = (try? PCM.wavSamples(path: path)) ?? (sampleRate: 0, channels: 0, samples: [])
-    // The event stream delivers asynchronously: let the last events arrive.
-    try await Task.sleep(for: .milliseconds(20))
+    try await log.catchUp()
     return WAVPlay(state: state, statistics: statistics, wav: wav, events: log.all, player: player)
 }
 
