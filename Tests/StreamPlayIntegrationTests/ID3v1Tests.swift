@@ -96,6 +96,28 @@ struct ID3v1Tests {
         #expect(names == [StreamMetadata(title: "V1 Title", artist: "V1 Artist", album: "V1 Album", trackNumber: 5)])
     }
 
+    @Test("over HTTP: a play that fails before its first audio reaches the sink sends no Range request for the tag")
+    func failedPlaySendsNoRangeRequest() async throws {
+        let name = try Self.write()
+        let media = try TestEnvironment.media()
+        defer { try? FileManager.default.removeItem(atPath: "\(media)/\(name)") }
+        let sink = OpenRefusal(RecordingSink())
+        let player = Player(configuration: PlayerConfiguration(output: .custom { sink }))
+        defer { player.stop() }
+        player.play("\(try TestEnvironment.http())/\(name)")
+        let final = try await player.finish(within: 30)
+        guard case .failed(let error) = final else {
+            Issue.record("the play did not fail: \(final)")
+            return
+        }
+        #expect(error.code == .outputFailed, "\(error)")
+        #expect(sink.refusals == 1, "the sink was not asked to open, so the test proves nothing")
+        // nginx logs a request when it ends: time for a request sent at the failure to show.
+        try await Task.sleep(for: .milliseconds(300))
+        let requests = try Self.logLines(for: "/\(name)")
+        #expect(requests.count == 1, "a request besides the play's own: \(requests)")
+    }
+
     @Test("a server that refuses ranges: no ID3v1, nothing downloaded twice, the audio still exact")
     func serverWithoutRanges() async throws {
         let name = try Self.write()
@@ -160,5 +182,23 @@ private final class FirstWriteHold: ForwardingSink {
             result.withEngineLock { $0 = seen }
         }
         return try inner.write(pcm)
+    }
+}
+
+/// A sink that refuses to open, with ``PlayerError/outputFailed(reason:)``, and counts the times.
+private final class OpenRefusal: ForwardingSink {
+    let inner: any AudioSink
+    private let count = Mutex(0)
+
+    init(_ inner: any AudioSink) {
+        self.inner = inner
+    }
+
+    /// The times `open` was called.
+    var refusals: Int { count.withEngineLock { $0 } }
+
+    func open(format: AudioFormat) throws(PlayerError) {
+        count.withEngineLock { $0 += 1 }
+        throw .outputFailed(reason: "this test's sink refuses to open")
     }
 }

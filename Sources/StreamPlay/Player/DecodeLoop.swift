@@ -125,7 +125,8 @@ final class DecodeLoop: @unchecked Sendable {
             firstBytesArrived: { [playback] in playback.decide { $0.bytesArrived() } })
         let state = DecodeState(feed: feed)
         // The tag's event, if one is on its way, comes before the end the caller reports. A play
-        // that ends before any audio reached the sink lets the tag's request go now.
+        // that ends before any audio reached the sink lets the tag's request go now; one that
+        // fails has abandoned it (below).
         defer {
             names.allowTrailingTagRequest()
             state.trailingTagReader?.join()
@@ -144,38 +145,43 @@ final class DecodeLoop: @unchecked Sendable {
         let pcm = UnsafeMutableRawBufferPointer.allocate(byteCount: pcmSize, alignment: 16)
         defer { pcm.deallocate() }
 
-        while true {
-            // A preloaded session waiting for its turn must not clear an interrupt meant for the
-            // session that writes into the shared sink.
-            if activated.load(ordering: .acquiring) && !trackOutput.handedOff.load(ordering: .acquiring) {
-                sink.clearInterrupt()
+        do throws(PlayerError) {
+            while true {
+                // A preloaded session waiting for its turn must not clear an interrupt meant for
+                // the session that writes into the shared sink.
+                if activated.load(ordering: .acquiring) && !trackOutput.handedOff.load(ordering: .acquiring) {
+                    sink.clearInterrupt()
+                }
+                var facts = PlaybackStateMachine.TurnFacts(
+                    formatKnown: decoder.format != nil, sinkIsRealTime: sink.isRealTime,
+                    inputInfoWaiting: !state.infoApplied && input.control.info != nil)
+                let step = playback.commands.withEngineLock { commands in
+                    facts.stopRequested = commands.stopRequested
+                    state.output = commands.machine.output
+                    return commands.machine.nextTurn(facts)
+                }
+                switch step {
+                case .stop:
+                    return .stopped
+                case .seek(let target):
+                    guard let format = decoder.format else { continue }
+                    try performSeek(to: target, format: format, decoder: decoder, state: state)
+                case .waitWhilePaused:
+                    wake.wait(timeout: 1)
+                case .applyInputInfo:
+                    guard let info = input.control.info else { continue }
+                    try apply(info, decoder: decoder, state: state)
+                case .endTrack:
+                    if try trackOutput.finishPlayback(state: state) { return .ended }
+                case .refill:
+                    if !waiter.refilled(state: state) { wake.wait(timeout: 0.05) }
+                case .decode:
+                    if let end = try decodeNext(decoder, into: pcm, state: state, waiter: waiter) { return end }
+                }
             }
-            var facts = PlaybackStateMachine.TurnFacts(
-                formatKnown: decoder.format != nil, sinkIsRealTime: sink.isRealTime,
-                inputInfoWaiting: !state.infoApplied && input.control.info != nil)
-            let step = playback.commands.withEngineLock { commands in
-                facts.stopRequested = commands.stopRequested
-                state.output = commands.machine.output
-                return commands.machine.nextTurn(facts)
-            }
-            switch step {
-            case .stop:
-                return .stopped
-            case .seek(let target):
-                guard let format = decoder.format else { continue }
-                try performSeek(to: target, format: format, decoder: decoder, state: state)
-            case .waitWhilePaused:
-                wake.wait(timeout: 1)
-            case .applyInputInfo:
-                guard let info = input.control.info else { continue }
-                try apply(info, decoder: decoder, state: state)
-            case .endTrack:
-                if try trackOutput.finishPlayback(state: state) { return .ended }
-            case .refill:
-                if !waiter.refilled(state: state) { wake.wait(timeout: 0.05) }
-            case .decode:
-                if let end = try decodeNext(decoder, into: pcm, state: state, waiter: waiter) { return end }
-            }
+        } catch {
+            names.abandonTrailingTagRequest()
+            throw error
         }
     }
 

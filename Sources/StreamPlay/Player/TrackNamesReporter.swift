@@ -10,15 +10,19 @@ import Synchronization
 /// ``TrailingBytesReader/timeout`` later), before the track's end. The request is sent only
 /// once the play's first audio is written to the sink (``allowTrailingTagRequest()``): sent as
 /// the sink opened, it competed with the start for the CPU and made first audio later (see
-/// Benchmarks/README.md). A preloaded next track sends it at once: its sink plays already.
+/// Benchmarks/README.md). A preloaded next track sends it at once: its sink plays already. A
+/// play that fails sends none, and one already sent is cancelled
+/// (``abandonTrailingTagRequest()``): its names would come with its failure, for nothing.
 final class TrackNamesReporter: Sendable {
     let playback: PlaybackControl
     let configuration: PlayerConfiguration
     /// What the thread reading an ID3v1 tag's Range request sleeps on: a stop signals it, and so
-    /// does ``allowTrailingTagRequest()``.
+    /// do ``allowTrailingTagRequest()`` and ``abandonTrailingTagRequest()``.
     let wakeUp = WakeUpSignal()
     /// Set by ``allowTrailingTagRequest()``: the Range request may go.
     private let requestMayGo = Atomic<Bool>(false)
+    /// Set by ``abandonTrailingTagRequest()``: no request goes, and one under way is cancelled.
+    private let requestAbandoned = Atomic<Bool>(false)
 
     init(playback: PlaybackControl, configuration: PlayerConfiguration) {
         self.playback = playback
@@ -51,7 +55,7 @@ final class TrackNamesReporter: Sendable {
             let front = names
             state.trailingTagReader?.join()
             state.trailingTagReader = EngineThread(name: "sp-id3v1") { [self] in
-                let stopped = { self.playback.isStopRequested }
+                let stopped = { self.playback.isStopRequested || self.requestAbandoned.load(ordering: .acquiring) }
                 while !stopped() && !requestMayGo.load(ordering: .acquiring) {
                     _ = wakeUp.wait(timeout: .seconds(1))
                 }
@@ -71,6 +75,13 @@ final class TrackNamesReporter: Sendable {
     func allowTrailingTagRequest() {
         guard !requestMayGo.load(ordering: .relaxed) else { return }
         requestMayGo.store(true, ordering: .releasing)
+        wakeUp.signal()
+    }
+
+    /// The play failed: an ID3v1 tag's Range request not sent yet is never sent, and one under
+    /// way is cancelled, so that the failure is not reported later for it. Decoder thread.
+    func abandonTrailingTagRequest() {
+        requestAbandoned.store(true, ordering: .releasing)
         wakeUp.signal()
     }
 
