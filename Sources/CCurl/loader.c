@@ -10,6 +10,7 @@
 #include <dlfcn.h>
 #include <pthread.h>
 #include <stdio.h>
+#include <stdint.h>
 #include <stdlib.h>
 
 // libcurl's soname has been libcurl.so.4 since 7.16; the headers give no macro for it.
@@ -17,8 +18,10 @@ static const char curl_soname[] = "libcurl.so.4";
 
 // Written once, inside pthread_once; read only after it (which orders the writes before).
 static void *curl_handle;
+static int opened;
 static int loaded;
 static char load_error[512];
+static pthread_once_t open_once = PTHREAD_ONCE_INIT;
 static pthread_once_t load_once = PTHREAD_ONCE_INIT;
 
 // The pointer to each function, and its `sp_` twin. The twin's type must be the header's.
@@ -49,7 +52,8 @@ static int find(void **pointer, const char *name) {
     return 0;
 }
 
-static void load(void) {
+// dlopen() and every function's address; no libcurl code runs but its libraries' constructors.
+static void open_library(void) {
     // RTLD_LOCAL: libcurl's symbols stay out of the process's global namespace.
     curl_handle = dlopen(curl_soname, RTLD_NOW | RTLD_LOCAL);
     if (!curl_handle) {
@@ -69,6 +73,12 @@ static void load(void) {
         || !find((void **)&curl_global_init_pointer, "curl_global_init")) {
         return;
     }
+    opened = 1;
+}
+
+static void load(void) {
+    pthread_once(&open_once, open_library);
+    if (!opened) return;
     // Not thread-safe against other libcurl calls: here, before any of them can be made.
     CURLcode code = curl_global_init_pointer(CURL_GLOBAL_DEFAULT);
     if (code != CURLE_OK) {
@@ -89,34 +99,72 @@ const char *sp_curl_load_error(void) {
     return load_error;
 }
 
-static void *load_on_thread(void *unused) {
-    (void)unused;
+// What the thread begun ahead does; the first sp_curl_begin_ call chooses.
+enum ahead_work { AHEAD_NOTHING, AHEAD_OPEN, AHEAD_LOAD };
+
+static void do_ahead_work(int work) {
+    if (work == AHEAD_LOAD) sp_curl_load();
+    else if (work == AHEAD_OPEN) pthread_once(&open_once, open_library);
+}
+
+// Guards the two below, which the loading thread and exit() settle between them.
+static pthread_mutex_t ahead_state_lock = PTHREAD_MUTEX_INITIALIZER;
+static int ahead_work_started = AHEAD_NOTHING;
+static int exiting;
+
+static void *work_ahead_on_thread(void *argument) {
+    int work = (int)(intptr_t)argument;
     pthread_setname_np(pthread_self(), "sp-curl-load");
-    sp_curl_load();
+    pthread_mutex_lock(&ahead_state_lock);
+    if (exiting) work = AHEAD_NOTHING;
+    ahead_work_started = work;
+    pthread_mutex_unlock(&ahead_state_lock);
+    do_ahead_work(work);
     return NULL;
 }
 
-// Registered with atexit() once the loading thread runs: exit() calls it before the libraries'
-// destructors (the dynamic loader's own handler was registered first, so it runs last), and
-// they must not meet a dlopen() or a curl_global_init() still under way on that thread.
-static void wait_for_loading_thread(void) {
-    sp_curl_load();
+// Registered with atexit() before the thread is made. exit() runs the atexit handlers, the last
+// registered first, and the libraries' destructors only after all of them (the dynamic loader's
+// handler was registered before main). Those destructors must not meet a dlopen() under way on
+// the thread, so this waits for the thread's work once it started, and keeps a thread that has
+// not started yet from starting it. Handlers that a curl_global_init() under way registered
+// before exit() began (OpenSSL's cleanup) run before this one, though: that is why only the
+// command, which waits for its load itself before it exits, has the thread initialise libcurl.
+static void wait_for_ahead_work(void) {
+    pthread_mutex_lock(&ahead_state_lock);
+    exiting = 1;
+    int work = ahead_work_started;
+    pthread_mutex_unlock(&ahead_state_lock);
+    do_ahead_work(work);
 }
 
-static void start_loading_thread(void) {
+static int chosen_ahead_work;
+
+static void start_ahead_thread(void) {
+    if (atexit(wait_for_ahead_work) != 0) return;
     pthread_attr_t attributes;
     if (pthread_attr_init(&attributes) != 0) return;
     pthread_attr_setdetachstate(&attributes, PTHREAD_CREATE_DETACHED);
     pthread_t thread;
-    if (pthread_create(&thread, &attributes, load_on_thread, NULL) == 0) {
-        atexit(wait_for_loading_thread);
-    }
+    int work = __atomic_load_n(&chosen_ahead_work, __ATOMIC_RELAXED);
+    pthread_create(&thread, &attributes, work_ahead_on_thread, (void *)(intptr_t)work);
     pthread_attr_destroy(&attributes);
 }
 
-void sp_curl_begin_loading(void) {
+static void begin_ahead(int work) {
     static pthread_once_t begin_once = PTHREAD_ONCE_INIT;
-    pthread_once(&begin_once, start_loading_thread);
+    // The first call chooses, even when two race: only it finds AHEAD_NOTHING.
+    int none = AHEAD_NOTHING;
+    __atomic_compare_exchange_n(&chosen_ahead_work, &none, work, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
+    pthread_once(&begin_once, start_ahead_thread);
+}
+
+void sp_curl_begin_loading(void) {
+    begin_ahead(AHEAD_LOAD);
+}
+
+void sp_curl_begin_opening(void) {
+    begin_ahead(AHEAD_OPEN);
 }
 
 const int sp_curl_pause_continue = CURLPAUSE_CONT;

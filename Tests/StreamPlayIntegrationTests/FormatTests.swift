@@ -184,7 +184,7 @@ struct FormatTests {
         player.play("\(try TestEnvironment.http())/\(file)")
         #expect(try await player.finish(within: 20) == .ended)
         player.stop()
-        try await Task.sleep(for: .milliseconds(20))
+        try await events.catchUp()
         let metadata = events.all.compactMap { if case .metadata(let names) = $0 { names } else { nil } }
         #expect(metadata == [StreamMetadata(title: "Tagged Title", artist: "Tag Artist", album: "Tag Album")], "\(file): \(metadata)")
     }

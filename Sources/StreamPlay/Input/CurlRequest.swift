@@ -16,12 +16,26 @@ package enum CurlRequest {
     }
 
     /// Starts loading libcurl on a thread of its own, so that the dynamic loader's work on it
-    /// and its ~30 libraries runs while the caller goes on; the first request waits for it
-    /// if it is still under way, and so does `exit` (see `CCurl.h`). For code that knows early
-    /// that requests will follow: the `streamplay` command before it parses its arguments, and
-    /// a ``Player`` when it is made.
+    /// and its ~30 libraries runs while the caller goes on; the first request waits for it if
+    /// it is still under way. For a program that knows early that it will make requests and
+    /// calls ``finishLoading()`` before it exits: the `streamplay` command, before it parses its
+    /// arguments.
     package static func beginLoading() {
         sp_curl_begin_loading()
+    }
+
+    /// As ``beginLoading()``, but the thread only opens libcurl (its `dlopen`, most of a load's
+    /// time), and the first request runs `curl_global_init`. Safe whenever the program exits
+    /// (`exit` waits for the `dlopen`; see `CCurl.h`), so a ``Player`` does it when it is made.
+    package static func beginOpening() {
+        sp_curl_begin_opening()
+    }
+
+    /// Waits until a load begun with ``beginLoading()`` has ended (or loads now). A program
+    /// calls it before `exit`, which runs the libraries' exit handlers and destructors: they
+    /// must not meet a `curl_global_init` still under way on another thread.
+    package static func finishLoading() {
+        _ = sp_curl_load()
     }
 
     /// Applies the settings every request shares: redirects (bounded, http and https only),

@@ -115,6 +115,7 @@ final class DecodeLoop: @unchecked Sendable {
 
     /// The loop of the decoder thread. Returns `.ended`, or `.stopped` when stopped.
     func runTurns() throws(PlayerError) -> PlaybackStateMachine.Phase {
+        names.beginEntry()
         let decoder = try makeDecoder()
         let inputBuffer = UnsafeMutableRawBufferPointer.allocate(byteCount: MPG123Decoder.feedSize, alignment: 16)
         defer { inputBuffer.deallocate() }

@@ -46,13 +46,13 @@ public final class Player: Sendable {
     /// The last stored property: see `deliveryLock`.
     private let commandLock = Mutex(())
 
-    /// Creates a player. Nothing connects or starts until the first play; only libcurl, which
-    /// the process loads once, at its first request, begins loading on a thread of its own, so
-    /// that an app that makes its player at launch does not wait for that load at its first
-    /// play. A player that plays only files holds libcurl's memory for nothing.
+    /// Creates a player. Nothing connects or starts until the first play, but libcurl, which the
+    /// process loads once, begins loading on a thread of its own: an app that makes its player
+    /// at launch then does not wait for that load at its first play. A player that makes no
+    /// request (it plays only files) holds libcurl's memory for nothing.
     public init(configuration: PlayerConfiguration = PlayerConfiguration()) {
         self.configuration = configuration
-        CurlRequest.beginLoading()
+        CurlRequest.beginOpening()
     }
 
     deinit {

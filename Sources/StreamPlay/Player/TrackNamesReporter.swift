@@ -69,6 +69,14 @@ final class TrackNamesReporter: Sendable {
         }
     }
 
+    /// A new entry of the play (the next of a playlist's, after one that failed) begins: its tag's
+    /// request waits again for its own first audio, and is not abandoned for the failure before
+    /// it. Decoder thread, before the entry's turns; the last entry's reader was joined.
+    func beginEntry() {
+        requestMayGo.store(false, ordering: .relaxed)
+        requestAbandoned.store(false, ordering: .relaxed)
+    }
+
     /// Lets an ID3v1 tag's Range request go: the play's first audio is written to the sink, the
     /// play is a preloaded next track (whose sink plays already), or the play is over. Decoder
     /// thread; after the first call, one load of an atomic, so it may be called for every chunk.
