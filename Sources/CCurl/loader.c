@@ -102,40 +102,34 @@ const char *sp_curl_load_error(void) {
 // What the thread begun ahead does; the first sp_curl_begin_ call chooses.
 enum ahead_work { AHEAD_NOTHING, AHEAD_OPEN, AHEAD_LOAD };
 
-static void do_ahead_work(int work) {
-    if (work == AHEAD_LOAD) sp_curl_load();
-    else if (work == AHEAD_OPEN) pthread_once(&open_once, open_library);
-}
-
-// Guards the two below, which the loading thread and exit() settle between them.
-static pthread_mutex_t ahead_state_lock = PTHREAD_MUTEX_INITIALIZER;
-static int ahead_work_started = AHEAD_NOTHING;
+// Held by the thread for the whole of its work, and guards `exiting`: exit() takes it to wait.
+static pthread_mutex_t ahead_work_lock = PTHREAD_MUTEX_INITIALIZER;
 static int exiting;
 
 static void *work_ahead_on_thread(void *argument) {
     int work = (int)(intptr_t)argument;
     pthread_setname_np(pthread_self(), "sp-curl-load");
-    pthread_mutex_lock(&ahead_state_lock);
-    if (exiting) work = AHEAD_NOTHING;
-    ahead_work_started = work;
-    pthread_mutex_unlock(&ahead_state_lock);
-    do_ahead_work(work);
+    pthread_mutex_lock(&ahead_work_lock);
+    if (!exiting) {
+        if (work == AHEAD_LOAD) sp_curl_load();
+        else if (work == AHEAD_OPEN) pthread_once(&open_once, open_library);
+    }
+    pthread_mutex_unlock(&ahead_work_lock);
     return NULL;
 }
 
 // Registered with atexit() before the thread is made. exit() runs the atexit handlers, the last
 // registered first, and the libraries' destructors only after all of them (the dynamic loader's
 // handler was registered before main). Those destructors must not meet a dlopen() under way on
-// the thread, so this waits for the thread's work once it started, and keeps a thread that has
-// not started yet from starting it. Handlers that a curl_global_init() under way registered
-// before exit() began (OpenSSL's cleanup) run before this one, though: that is why only the
-// command, which waits for its load itself before it exits, has the thread initialise libcurl.
+// the thread, so this waits for the thread's work if it has begun, and keeps a thread that has
+// not begun from doing any; it never does the work itself. Handlers that the work registered
+// before exit() began (OpenSSL's cleanup, from curl_global_init(); any a constructor of
+// libcurl's libraries registers) run before this one, though: that is why only the command,
+// which waits for its load itself before it exits, has the thread initialise libcurl.
 static void wait_for_ahead_work(void) {
-    pthread_mutex_lock(&ahead_state_lock);
+    pthread_mutex_lock(&ahead_work_lock);
     exiting = 1;
-    int work = ahead_work_started;
-    pthread_mutex_unlock(&ahead_state_lock);
-    do_ahead_work(work);
+    pthread_mutex_unlock(&ahead_work_lock);
 }
 
 static int chosen_ahead_work;

@@ -126,7 +126,7 @@ struct ID3v1Tests {
         #expect(!requests.contains { $0.range == tailRange }, "the tag's Range request was sent: \(requests)")
     }
 
-    @Test("over HTTP: a playlist's entry after one that failed still reports its ID3v1 names")
+    @Test("over HTTP: a playlist's entry after one that failed waits for its own first audio, then reports its ID3v1 names")
     func playlistEntryAfterFailure() async throws {
         let name = try Self.write()
         let media = try TestEnvironment.media()
@@ -138,11 +138,22 @@ struct ID3v1Tests {
             try? FileManager.default.removeItem(atPath: "\(media)/\(list)")
         }
         let size = try FileManager.default.attributesOfItem(atPath: "\(media)/\(name)")[.size] as? Int ?? 0
-        let played = try await playToWAV("\(try TestEnvironment.http())/\(list)")
-        #expect(played.state == .ended)
-        #expect(Self.metadata(played) == [StreamMetadata(title: "V1 Title", artist: "V1 Artist", album: "V1 Album", trackNumber: 5)])
         let tailRange = "bytes=\(size - ID3v1TagReader.trailerSize)-\(size - 1)"
+        // The first entry writes nothing, so the sink's first write is the second entry's.
+        let sink = FirstWriteHold(RecordingSink(), hold: 0.3) {
+            try Self.logLines(for: "/\(name)").contains { $0.range == tailRange }
+        }
+        let player = Player(configuration: PlayerConfiguration(output: .custom { sink }))
+        defer { player.stop() }
+        let log = EventLog(player)
+        player.play("\(try TestEnvironment.http())/\(list)")
+        #expect(try await player.finish(within: 30) == .ended)
+        try await log.catchUp()
+        let seenDuringFirstWrite = try #require(sink.checked, "the sink was never written").get()
+        #expect(!seenDuringFirstWrite, "the second entry's Range request was sent before its first audio reached the sink")
         #expect(try Self.logLines(for: "/\(name)").filter { $0.range == tailRange }.count == 1)
+        let names = log.all.compactMap { if case .metadata(let names) = $0 { names } else { nil } }
+        #expect(names == [StreamMetadata(title: "V1 Title", artist: "V1 Artist", album: "V1 Album", trackNumber: 5)])
     }
 
     @Test("a server that refuses ranges: no ID3v1, nothing downloaded twice, the audio still exact")

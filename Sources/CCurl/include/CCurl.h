@@ -24,15 +24,17 @@ const char *sp_curl_load_error(void);
 
 /// Starts sp_curl_load() on a detached thread of its own and returns at once, so that the load
 /// runs while the caller goes on; a later sp_curl_load() waits for it to end. Only for a program
-/// that calls sp_curl_load() itself before it exits: exit() waits for the thread's dlopen(), but
-/// could meet the libraries' own exit handlers (OpenSSL's cleanup) beside a curl_global_init()
-/// still under way. The first sp_curl_begin_ call starts the thread, later ones do nothing, and
+/// that calls sp_curl_load() itself before it exits: exit() waits for the thread's work, but the
+/// exit handlers a curl_global_init() under way has registered (OpenSSL's cleanup) run before
+/// that wait, beside it. The first sp_curl_begin_ call starts the thread, later ones do nothing, and
 /// so does a call when no thread can be made (the first sp_curl_load() then loads).
 void sp_curl_begin_loading(void);
 
 /// As sp_curl_begin_loading(), but the thread only opens libcurl (dlopen() and its functions'
-/// addresses, the most of a load's time) and the first sp_curl_load() runs curl_global_init():
-/// safe for any program, whenever it exits, since exit() waits for that dlopen().
+/// addresses, the most of a load's time) and the first sp_curl_load() runs curl_global_init().
+/// exit() waits for a dlopen() under way (and stops one not yet begun), so libcurl's own code
+/// never runs during exit; an atexit handler that a constructor of libcurl's libraries
+/// registered may still run before that wait ends.
 void sp_curl_begin_opening(void);
 
 // Each is the libcurl function of the same name without `sp_`.

@@ -9,8 +9,8 @@ import Glibc
 /// on the network.
 package enum CurlRequest {
     /// Why libcurl could not be loaded and set up, or `nil` once it is: the first use loads it
-    /// (see `CCurl.h`), or waits for a load begun ahead (``beginLoading()``). No libcurl
-    /// function may be called while this is not `nil`.
+    /// (see `CCurl.h`), or waits for work begun ahead (``beginLoading()``, ``beginOpening()``).
+    /// No libcurl function may be called while this is not `nil`.
     static var loadFailure: String? {
         sp_curl_load() == 1 ? nil : "cannot load libcurl: \(String(cString: sp_curl_load_error()))"
     }
@@ -25,8 +25,8 @@ package enum CurlRequest {
     }
 
     /// As ``beginLoading()``, but the thread only opens libcurl (its `dlopen`, most of a load's
-    /// time), and the first request runs `curl_global_init`. Safe whenever the program exits
-    /// (`exit` waits for the `dlopen`; see `CCurl.h`), so a ``Player`` does it when it is made.
+    /// time), and the first request runs `curl_global_init`. `exit` waits for a `dlopen` under
+    /// way (see `CCurl.h`), so a program need not wait itself: a ``Player`` does it when made.
     package static func beginOpening() {
         sp_curl_begin_opening()
     }

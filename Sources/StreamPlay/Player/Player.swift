@@ -46,10 +46,11 @@ public final class Player: Sendable {
     /// The last stored property: see `deliveryLock`.
     private let commandLock = Mutex(())
 
-    /// Creates a player. Nothing connects or starts until the first play, but libcurl, which the
-    /// process loads once, begins loading on a thread of its own: an app that makes its player
-    /// at launch then does not wait for that load at its first play. A player that makes no
-    /// request (it plays only files) holds libcurl's memory for nothing.
+    /// Creates a player. Nothing connects or starts until the first play, but the process begins
+    /// opening libcurl (the dynamic loader's part of its load, most of its time) on a thread of
+    /// its own: an app that makes its player at launch then does not wait for it at its first
+    /// play. A player that makes no request (it plays only files) holds libcurl's memory for
+    /// nothing.
     public init(configuration: PlayerConfiguration = PlayerConfiguration()) {
         self.configuration = configuration
         CurlRequest.beginOpening()
