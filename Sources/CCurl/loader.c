@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <time.h>
 
 // libcurl's soname has been libcurl.so.4 since 7.16; the headers give no macro for it.
 static const char curl_soname[] = "libcurl.so.4";
@@ -126,16 +127,32 @@ static void *work_ahead_on_thread(void *argument) {
 // before exit() began (OpenSSL's cleanup, from curl_global_init(); any a constructor of
 // libcurl's libraries registers) run before this one, though: that is why only the command,
 // which waits for its load itself before it exits, has the thread initialise libcurl.
+//
+// The wait is bounded, for an exit() where the thread cannot finish: one called under the
+// dynamic loader's lock (from a constructor or destructor, in another dlopen() or dlclose()),
+// which the thread's dlopen() needs too. A dlclose() of the library that holds this code runs
+// this handler there as well, and is not supported while the thread may work.
 static void wait_for_ahead_work(void) {
-    pthread_mutex_lock(&ahead_work_lock);
+    struct timespec deadline;
+    clock_gettime(CLOCK_REALTIME, &deadline);
+    deadline.tv_sec += 10;
+    if (pthread_mutex_timedlock(&ahead_work_lock, &deadline) != 0) return;
     exiting = 1;
     pthread_mutex_unlock(&ahead_work_lock);
+}
+
+// A child of fork() has no ahead thread, though the lock may have been held by it when the
+// parent forked: the child starts with a new lock, and its own first request loads libcurl.
+static void forget_ahead_work_in_child(void) {
+    pthread_mutex_init(&ahead_work_lock, NULL);
+    exiting = 1;
 }
 
 static int chosen_ahead_work;
 
 static void start_ahead_thread(void) {
     if (atexit(wait_for_ahead_work) != 0) return;
+    if (pthread_atfork(NULL, NULL, forget_ahead_work_in_child) != 0) return;
     pthread_attr_t attributes;
     if (pthread_attr_init(&attributes) != 0) return;
     pthread_attr_setdetachstate(&attributes, PTHREAD_CREATE_DETACHED);

@@ -183,8 +183,8 @@ struct FormatTests {
         let events = EventLog(player)
         player.play("\(try TestEnvironment.http())/\(file)")
         #expect(try await player.finish(within: 20) == .ended)
+        try await events.catchUp(until: .ended)
         player.stop()
-        try await events.catchUp()
         let metadata = events.all.compactMap { if case .metadata(let names) = $0 { names } else { nil } }
         #expect(metadata == [StreamMetadata(title: "Tagged Title", artist: "Tag Artist", album: "Tag Album")], "\(file): \(metadata)")
     }

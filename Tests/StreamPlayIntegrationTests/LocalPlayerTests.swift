@@ -34,7 +34,7 @@ struct LocalPlayerTests {
         // mpg123 decodes every frame it was given: 1152 samples per channel each.
         #expect(samples.count == (40 + 25) * 1152 * 2, "\(samples.count) samples")
         #expect(samples.allSatisfy { $0 == 0 }, "silence in, silence out")
-        try await log.catchUp()
+        try await log.catchUp(until: .ended)
         let items = log.all.compactMap { if case .currentItemChanged(let index, _) = $0 { index } else { nil } }
         #expect(items == [0, 1])
         #expect(log.states.dropFirst().filter(\.isFinal) == [.ended])
@@ -51,7 +51,7 @@ struct LocalPlayerTests {
         try Data(Array("fLaC".utf8) + [UInt8](repeating: 0, count: 4000)).write(to: URL(fileURLWithPath: flacPath))
         player.play([.file(flacPath), try Self.file("after.mp3", frames: 10)])
         #expect(try await player.finish(within: 20) == .ended)
-        try await log.catchUp()
+        try await log.catchUp(until: .ended)
         let failures = log.all.compactMap { if case .itemFailed(_, let error) = $0 { error } else { nil } }
         #expect(failures.map(\.code) == [.notAudio])
         #expect(failures.first?.description.contains("FLAC") == true, "\(failures)")

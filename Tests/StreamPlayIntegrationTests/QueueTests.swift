@@ -31,7 +31,7 @@ struct QueueTests {
         let output = try PCM.wavSamples(path: path).samples
         #expect(output.count == expected.count)
         #expect(output == expected, "the joined output differs from the concatenated references")
-        try await log.catchUp()
+        try await log.catchUp(until: .ended)
         #expect(Self.currentItems(log) == [0, 1, 2])
         // The first state is the one the event stream starts with (idle).
         #expect(log.states.dropFirst().filter(\.isFinal) == [.ended], "one final state for the whole queue: \(log.states)")
@@ -142,7 +142,7 @@ struct QueueTests {
         let final = try await player.finish(within: 60)
         #expect(final == .ended, "\(log.all)")
         #expect(try SampleDifference.between(PCM.wavSamples(path: path).samples, (try Self.joined(["album/01.mp3", "album/02.mp3"]))) == nil)
-        try await log.catchUp()
+        try await log.catchUp(until: final)
         let failures = log.all.compactMap { if case .itemFailed(let item, let error) = $0 { (item, error) } else { nil } }
         try #require(failures.count == 1)
         #expect(failures[0].0.location.description.hasSuffix("missing.mp3"))
@@ -204,7 +204,7 @@ struct QueueTests {
         #expect(player.state == .idle)
         #expect(!player.next())
         #expect(engineThreadNames().isEmpty, "clear stops the engine")
-        try await log.catchUp()
+        try await log.catchUp(until: .idle)
         #expect(Self.currentItems(log) == [0, 1, 0, 1])
     }
 

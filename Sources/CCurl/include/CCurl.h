@@ -32,9 +32,10 @@ void sp_curl_begin_loading(void);
 
 /// As sp_curl_begin_loading(), but the thread only opens libcurl (dlopen() and its functions'
 /// addresses, the most of a load's time) and the first sp_curl_load() runs curl_global_init().
-/// exit() waits for a dlopen() under way (and stops one not yet begun), so libcurl's own code
-/// never runs during exit; an atexit handler that a constructor of libcurl's libraries
-/// registered may still run before that wait ends.
+/// exit() waits for the thread's dlopen() under way (and stops one not yet begun), so this
+/// thread runs none of libcurl's code during exit; an atexit handler that a constructor of
+/// libcurl's libraries registered may still run before that wait ends. See loader.c for the
+/// bound on that wait, and for fork().
 void sp_curl_begin_opening(void);
 
 // Each is the libcurl function of the same name without `sp_`.

@@ -87,7 +87,8 @@ final class TrackNamesReporter: Sendable {
     }
 
     /// The play failed: an ID3v1 tag's Range request not sent yet is never sent, and one under
-    /// way is cancelled, so that the failure is not reported later for it. Decoder thread.
+    /// way is cancelled, so that the failure is not reported later for it (names from an answer
+    /// already read may still be reported, before the failure). Decoder thread.
     func abandonTrailingTagRequest() {
         requestAbandoned.store(true, ordering: .releasing)
         wakeUp.signal()

@@ -72,9 +72,14 @@ final class EventLog: Sendable {
     var all: [PlayerEvent] { storage.events.withEngineLock { $0 } }
 
     /// Lets the stream catch up: it delivers asynchronously, so the last events of a play that
-    /// just finished may not be in ``all`` yet.
-    func catchUp() async throws {
-        try await Task.sleep(for: .milliseconds(20))
+    /// just finished may not be in ``all`` yet. Waits until the last state change in is to
+    /// `state` (the player's final state now, which every event of its play precedes), for at
+    /// most 5 s; the assertions after it then judge what came.
+    func catchUp(until state: PlayerState) async throws {
+        let deadline = ContinuousClock.now + .seconds(5)
+        while states.last != state && ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(5))
+        }
     }
 
     var states: [PlayerState] {
@@ -177,10 +182,10 @@ func playToWAV(within seconds: Double = 90,
     try start(player)
     let state = try await player.finish(within: seconds)
     let statistics = player.statistics
+    try await log.catchUp(until: state)
     player.stop()
     // No file, or a file without a complete header: nothing was played.
     let wav = (try? PCM.wavSamples(path: path)) ?? (sampleRate: 0, channels: 0, samples: [])
-    try await log.catchUp()
     return WAVPlay(state: state, statistics: statistics, wav: wav, events: log.all, player: player)
 }
 
