@@ -59,13 +59,13 @@ struct ID3v1Tests {
         let name = try Self.write(prefix: Self.id3v2Title("V2 Title"))
         let media = try TestEnvironment.media()
         defer { try? FileManager.default.removeItem(atPath: "\(media)/\(name)") }
-        let size = try FileManager.default.attributesOfItem(atPath: "\(media)/\(name)")[.size] as? Int ?? 0
+        let tailRange = try Self.tailRange(of: name)
         let played = try await playToWAV("\(try TestEnvironment.http())/\(name)")
         #expect(played.state == .ended)
         #expect(Self.metadata(played) == [StreamMetadata(title: "V2 Title", artist: "V1 Artist", album: "V1 Album", trackNumber: 5)])
         #expect(SampleDifference.between(played.samples, (try ReferenceAudio(Self.audioName)).samples) == nil, "the audio differs from the untagged file's")
         let requests = try Self.logLines(for: "/\(name)")
-        let tail = requests.filter { $0.range == "bytes=\(size - ID3v1TagReader.trailerSize)-\(size - 1)" }
+        let tail = requests.filter { $0.range == tailRange }
         #expect(tail.count == 1 && tail.first?.status == 206 && tail.first?.sent == ID3v1TagReader.trailerSize,
                 "no single small Range request for the tag: \(requests)")
         #expect(requests.count == 2, "\(requests)")
@@ -76,24 +76,7 @@ struct ID3v1Tests {
         let name = try Self.write()
         let media = try TestEnvironment.media()
         defer { try? FileManager.default.removeItem(atPath: "\(media)/\(name)") }
-        let size = try FileManager.default.attributesOfItem(atPath: "\(media)/\(name)")[.size] as? Int ?? 0
-        let tailRange = "bytes=\(size - ID3v1TagReader.trailerSize)-\(size - 1)"
-        // The first write is held long enough for a request sent as the sink opened to be
-        // answered and logged; then the log is read.
-        let sink = FirstWriteHold(RecordingSink(), hold: 0.3) {
-            try Self.logLines(for: "/\(name)").contains { $0.range == tailRange }
-        }
-        let player = Player(configuration: PlayerConfiguration(output: .custom { sink }))
-        defer { player.stop() }
-        let log = EventLog(player)
-        player.play("\(try TestEnvironment.http())/\(name)")
-        #expect(try await player.finish(within: 30) == .ended)
-        try await log.catchUp(until: .ended)
-        let seenDuringFirstWrite = try #require(sink.checked, "the sink was never written").get()
-        #expect(!seenDuringFirstWrite, "the tag's Range request was sent before the first audio reached the sink")
-        #expect(try Self.logLines(for: "/\(name)").filter { $0.range == tailRange }.count == 1)
-        let names = log.all.compactMap { if case .metadata(let names) = $0 { names } else { nil } }
-        #expect(names == [StreamMetadata(title: "V1 Title", artist: "V1 Artist", album: "V1 Album", trackNumber: 5)])
+        try await Self.expectTagRequestAfterFirstAudio(playing: "\(try TestEnvironment.http())/\(name)", tagged: name)
     }
 
     @Test("over HTTP: a play that fails before its first audio reaches the sink sends no Range request for the tag")
@@ -119,8 +102,7 @@ struct ID3v1Tests {
             try await Task.sleep(for: .milliseconds(20))
         }
         try await Task.sleep(for: .milliseconds(300))
-        let size = try FileManager.default.attributesOfItem(atPath: "\(media)/\(name)")[.size] as? Int ?? 0
-        let tailRange = "bytes=\(size - ID3v1TagReader.trailerSize)-\(size - 1)"
+        let tailRange = try Self.tailRange(of: name)
         let requests = try Self.logLines(for: "/\(name)")
         #expect(!requests.isEmpty, "nginx logged no request for the play")
         #expect(!requests.contains { $0.range == tailRange }, "the tag's Range request was sent: \(requests)")
@@ -137,23 +119,8 @@ struct ID3v1Tests {
             try? FileManager.default.removeItem(atPath: "\(media)/\(name)")
             try? FileManager.default.removeItem(atPath: "\(media)/\(list)")
         }
-        let size = try FileManager.default.attributesOfItem(atPath: "\(media)/\(name)")[.size] as? Int ?? 0
-        let tailRange = "bytes=\(size - ID3v1TagReader.trailerSize)-\(size - 1)"
         // The first entry writes nothing, so the sink's first write is the second entry's.
-        let sink = FirstWriteHold(RecordingSink(), hold: 0.3) {
-            try Self.logLines(for: "/\(name)").contains { $0.range == tailRange }
-        }
-        let player = Player(configuration: PlayerConfiguration(output: .custom { sink }))
-        defer { player.stop() }
-        let log = EventLog(player)
-        player.play("\(try TestEnvironment.http())/\(list)")
-        #expect(try await player.finish(within: 30) == .ended)
-        try await log.catchUp(until: .ended)
-        let seenDuringFirstWrite = try #require(sink.checked, "the sink was never written").get()
-        #expect(!seenDuringFirstWrite, "the second entry's Range request was sent before its first audio reached the sink")
-        #expect(try Self.logLines(for: "/\(name)").filter { $0.range == tailRange }.count == 1)
-        let names = log.all.compactMap { if case .metadata(let names) = $0 { names } else { nil } }
-        #expect(names == [StreamMetadata(title: "V1 Title", artist: "V1 Artist", album: "V1 Album", trackNumber: 5)])
+        try await Self.expectTagRequestAfterFirstAudio(playing: "\(try TestEnvironment.http())/\(list)", tagged: name)
     }
 
     @Test("a server that refuses ranges: no ID3v1, nothing downloaded twice, the audio still exact")
@@ -184,6 +151,40 @@ struct ID3v1Tests {
         #expect(withTag.samples.count == without.samples.count)
         #expect(SampleDifference.between(withTag.samples.suffix(4096), without.samples.suffix(4096)) == nil, "the end of the tagged file decodes otherwise")
         #expect(SampleDifference.between(withTag.samples, without.samples) == nil)
+    }
+
+    /// Plays `url` to a sink whose first write is held, and expects `tagged`'s ID3v1 Range
+    /// request not to have been sent during that hold, to be sent exactly once after it, and
+    /// its names to be reported once.
+    static func expectTagRequestAfterFirstAudio(playing url: String, tagged name: String,
+                                                sourceLocation: SourceLocation = #_sourceLocation) async throws {
+        let tailRange = try tailRange(of: name)
+        // The first write is held long enough for a request sent as the sink opened to be
+        // answered and logged; then the log is read.
+        let sink = FirstWriteHold(RecordingSink(), hold: 0.3) {
+            try logLines(for: "/\(name)").contains { $0.range == tailRange }
+        }
+        let player = Player(configuration: PlayerConfiguration(output: .custom { sink }))
+        defer { player.stop() }
+        let log = EventLog(player)
+        player.play(url)
+        #expect(try await player.finish(within: 30) == .ended, sourceLocation: sourceLocation)
+        try await log.catchUp(until: .ended)
+        let seenDuringFirstWrite = try #require(sink.checked, "the sink was never written", sourceLocation: sourceLocation).get()
+        #expect(!seenDuringFirstWrite, "the tag's Range request was sent before the first audio reached the sink",
+                sourceLocation: sourceLocation)
+        #expect(try logLines(for: "/\(name)").filter { $0.range == tailRange }.count == 1, sourceLocation: sourceLocation)
+        let names = log.all.compactMap { if case .metadata(let names) = $0 { names } else { nil } }
+        #expect(names == [StreamMetadata(title: "V1 Title", artist: "V1 Artist", album: "V1 Album", trackNumber: 5)],
+                sourceLocation: sourceLocation)
+    }
+
+    /// The `Range` header of the request for the last ``ID3v1TagReader/trailerSize`` bytes of
+    /// `name` in the media directory.
+    static func tailRange(of name: String) throws -> String {
+        let path = "\(try TestEnvironment.media())/\(name)"
+        let size = try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int ?? 0
+        return "bytes=\(size - ID3v1TagReader.trailerSize)-\(size - 1)"
     }
 
     /// nginx's log lines for `uri`: status, Range header and body bytes sent.

@@ -26,8 +26,8 @@ const char *sp_curl_load_error(void);
 /// runs while the caller goes on; a later sp_curl_load() waits for it to end. Only for a program
 /// that calls sp_curl_load() itself before it exits: exit() waits for the thread's work, but the
 /// exit handlers a curl_global_init() under way has registered (OpenSSL's cleanup) run before
-/// that wait, beside it. The first sp_curl_begin_ call starts the thread, later ones do nothing, and
-/// so does a call when no thread can be made (the first sp_curl_load() then loads).
+/// that wait, beside it. The first sp_curl_begin_ call starts the thread, later ones do nothing,
+/// and so does a call when no thread can be made (the first sp_curl_load() then loads).
 void sp_curl_begin_loading(void);
 
 /// As sp_curl_begin_loading(), but the thread only opens libcurl (dlopen() and its functions'
