@@ -84,6 +84,11 @@ echo "tools: $(mpg123 --version 2>&1 | head -n1); $(nginx -v 2>&1 | head -n1);" 
 
 # Serial on purpose: the tests share one PulseAudio null sink, whose monitor must hear one
 # player at a time.
+# The tests' temporary files (downloads, configurations, Foundation's atomic writes) go into
+# this run's folder, removed with it, rather than piling up in the system's.
+mkdir -p "$tmp/tmp"
+export TMPDIR="$tmp/tmp"
+
 # The CLI tests run the streamplay executable, which `swift test` alone does not build.
 swift build
 set +e
