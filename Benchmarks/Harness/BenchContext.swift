@@ -22,6 +22,8 @@ final class BenchContext {
     let pipewireServer: String?
     private var pipewireSinkLoaded: BenchSink?
     private(set) var sinks: [BenchSink] = []
+    /// Per sink name, the largest clock spread of the sinks of that name released so far.
+    private(set) var clockSpreads: [String: Double] = [:]
     private var trialCounter = 0
     private let runID = String(UInt32.random(in: 0...UInt32.max), radix: 16)
 
@@ -64,14 +66,22 @@ final class BenchContext {
     /// Unloads the PipeWire sink, whose recorder and stream of zeros would load the machine
     /// through the scenarios after it.
     func releasePipewireSink() {
-        pipewireSinkLoaded?.close()
+        if let pipewireSinkLoaded { close(pipewireSinkLoaded) }
         pipewireSinkLoaded = nil
     }
 
+    /// Unloads every sink.
     func releaseSinks() {
-        sinks.forEach { $0.close() }
+        sinks.forEach(close)
         sinks.removeAll()
         releasePipewireSink()
+    }
+
+    /// Closes `sink`, keeping its ``MonitorRecorder/clockSpread`` (the largest per sink name)
+    /// for the report's note.
+    private func close(_ sink: BenchSink) {
+        clockSpreads[sink.name] = max(clockSpreads[sink.name] ?? 0, sink.recorder.clockSpread)
+        sink.close()
     }
 
     /// A query that makes each trial's requests findable in the access log.

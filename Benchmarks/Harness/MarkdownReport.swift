@@ -114,6 +114,11 @@ enum MarkdownReport {
         var lines = ["| Target | Ratio | Limit | Met |", "|---|---|---|---|"]
         for target in targets {
             // A ratio of two figures of one subject says in its title what it divides.
+            if target.inEveryRound == true {
+                let rounds = target.ratio.map { "\(target.roundsYes ?? 0)/\($0.count) rounds" } ?? "–"
+                lines.append("| \(escaped(target.title)) | \(rounds) | every round | \(target.verdict) |")
+                continue
+            }
             let title = target.referenceMetric == nil ? "\(target.title): \(target.subject) ÷ \(target.reference)" : target.title
             lines.append("| \(escaped(title)) | \(ratioCell(target.ratio)) | ≤ \(String(format: "%.2f", target.limit)) | \(target.verdict) |")
         }

@@ -88,7 +88,12 @@ final class ScenarioResult: Codable, @unchecked Sendable {
         }
         targets = targets?.map { target in
             var target = target
-            if target.reference == Target.bestPeer {
+            if target.inEveryRound == true {
+                // Rounds without the figure (the child gave no report) count as no.
+                let series = (values[target.subject]?[target.metric] ?? []).map { $0 ?? 0 }
+                target.ratio = Summary(series)
+                target.roundsYes = series.filter { $0 >= 1 }.count
+            } else if target.reference == Target.bestPeer {
                 target.ratio = ratios[target.subject]?[target.metric]
             } else if let fixed = target.referenceValue, fixed > 0 {
                 let series = values[target.subject]?[target.metric] ?? []

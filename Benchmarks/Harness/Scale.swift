@@ -19,7 +19,11 @@ enum Scale: Scenario {
         let file = "short.mp3"
         let seconds = try context.manifest.file(file).seconds
         let counts = context.smoke ? [1, 3] : [1, 10, 50, 100]
-        let sinkNames = try context.sinks(pulseSinks).map(\.name).joined(separator: ",")
+        // Plain null sinks: no monitor is read here, and recorded ones would load the machine
+        // the players share (see BenchSink).
+        let sinks = try (0..<pulseSinks).map { try NullSink(name: "streamplay_bench_scale_\($0)") }
+        defer { sinks.forEach { $0.unload() } }
+        let sinkNames = sinks.map(\.name).joined(separator: ",")
         let results = ScalePlayers.Output.allCases.map { output in
             makeResult(output, counts: counts, file: file, seconds: seconds)
         }
@@ -34,11 +38,13 @@ enum Scale: Scenario {
             }
             baselines.append((base.cpuSeconds, base.hwmKiB))
             for (output, result) in zip(ScalePlayers.Output.allCases, results) {
+                var everyCountEnded = true
                 for count in counts {
                     let outcome = runChild(players: count, output: output, url: url,
                                            sink: output == .pulse ? sinkNames : nil, seconds: seconds)
                     let allEnded = outcome.run.map { $0.ended == count } ?? false
                     result.record(.library, "ended\(count)", round: round, allEnded ? 1 : 0)
+                    if !allEnded { everyCountEnded = false }
                     // Figures only from a round where every player played to the end.
                     guard allEnded, let run = outcome.run else {
                         result.notes.append("N=\(count), round \(round + 1): \(outcome.problem ?? "not every player ended"); its figures are left out.")
@@ -49,6 +55,7 @@ enum Scale: Scenario {
                     result.record(.library, "mem\(count)", round: round,
                                   (run.hwmKiB - base.hwmKiB) / Double(count) / 1024)
                 }
+                result.record(.library, "endedAll", round: round, everyCountEnded ? 1 : 0)
             }
         }
         if let cpu = Summary(baselines.map(\.cpu)), let hwm = Summary(baselines.map(\.hwm)) {
@@ -69,7 +76,7 @@ enum Scale: Scenario {
         let outputName = output == .null ? "paced null output" : "PulseAudio"
         let outputText = output == .null
             ? "a null output that discards audio at the pace of real time (StreamPlayTesting's paced `RecordingSink`, through `.custom`, keeping no samples)"
-            : "PulseAudio, every player a stream of its own over the process's one connection (one client of the server), spread over \(pulseSinks) null sinks (the daemon mixes at most 32 streams into one sink)"
+            : "PulseAudio, every player a stream of its own over the process's one connection (one client of the server), spread over \(pulseSinks) null sinks whose monitors nobody reads (the daemon mixes at most 32 streams into one sink)"
         var metrics: [Metric] = []
         for count in counts {
             metrics.append(Metric(key: "cpu\(count)", title: "CPU per stream, N=\(count)", unit: "ms/s", lowerIsBetter: nil))
@@ -80,16 +87,19 @@ enum Scale: Scenario {
         for count in counts {
             metrics.append(Metric(key: "ended\(count)", title: "All ended, N=\(count)", unit: "yes/no", lowerIsBetter: nil))
         }
+        metrics.append(Metric(key: "endedAll", title: "All ended, every N", unit: "yes/no", lowerIsBetter: nil))
         return ScenarioResult(
             key: "\(key)-\(output.rawValue)",
             title: "6c. Scale: N players in one process, \(outputName)",
-            method: "A child process (`streamplay-bench scale`) makes N `Player`s, N = \(counts.map(String.init).joined(separator: ", ")), and all play \(file) (\(String(format: "%.0f", seconds)) s) from nginx at once, to \(outputText), until each has ended or failed. Each round also runs the same child with no players: its baseline. \"CPU per stream\": the kernel's CPU time (user + system) of the whole child less the baseline's, ÷ N ÷ seconds of audio. \"Memory per player\": the child's peak resident set (VmHWM, read after every player finished) less the baseline's, ÷ N; it includes what the first player loads once for all. \"All ended\": rounds in which all N players reached the end; a round in which any did not gives no CPU or memory figure. Linear: the per-stream CPU at N=\(largest) ÷ at N=\(smallest), and the per-player memory at N=\(largest) ÷ at N=\(middle), each at most \(String(format: "%.2f", linearLimit)).",
+            method: "A child process (`streamplay-bench scale`) makes N `Player`s, N = \(counts.map(String.init).joined(separator: ", ")), and all play \(file) (\(String(format: "%.0f", seconds)) s) from nginx at once, to \(outputText), until each has ended or failed. Each round also runs the same child with no players: its baseline. \"CPU per stream\": the kernel's CPU time (user + system) of the whole child less the baseline's, ÷ N ÷ seconds of audio. \"Memory per player\": the child's peak resident set (VmHWM, read after every player finished) less the baseline's, ÷ N; it includes what the first player loads once for all. \"All ended\": rounds in which all N players reached the end; a round in which any did not gives no CPU or memory figure, and the target that every player end, at every N, in every round is not met. Linear: the per-stream CPU at N=\(largest) ÷ at N=\(smallest), and the per-player memory at N=\(largest) ÷ at N=\(middle), each at most \(String(format: "%.2f", linearLimit)).",
             metrics: metrics,
             targets: [
                 Target("Linear CPU, \(outputName): per stream at N=\(largest) ÷ at N=\(smallest)", metric: "cpu\(largest)",
                        over: "cpu\(smallest)", subject: .library, limit: linearLimit),
                 Target("Linear memory, \(outputName): per player at N=\(largest) ÷ at N=\(middle)", metric: "mem\(largest)",
                        over: "mem\(middle)", subject: .library, limit: linearLimit),
+                // The ratios above come only from rounds in which every player ended.
+                Target("Every player ended, \(outputName), at every N", yesInEveryRound: "endedAll", subject: .library),
             ])
     }
 
@@ -118,8 +128,9 @@ enum Scale: Scenario {
         guard let ended = field("ended").flatMap({ Int($0) }), let hwm = field("hwm").flatMap({ Double($0) }) else {
             return (nil, "the child exited with status \(finished.exit.status) and no report: \(lines.suffix(3).joined(separator: " / "))")
         }
+        let stuck = field("stuck").map { "; at the timeout: \($0)" } ?? ""
         let problem = ended == players ? nil
-            : "\(ended) of \(players) players ended; the first other: \(field("failed") ?? "?")"
+            : "\(ended) of \(players) players ended; the first other: \(field("failed") ?? "?")\(stuck)"
         return (ChildRun(ended: ended, cpuSeconds: finished.exit.cpuSeconds, hwmKiB: hwm), problem)
     }
 }

@@ -10,6 +10,8 @@ import StreamPlayTesting
 ///
 ///     ended COUNT
 ///     failed DESCRIPTION      (the first failure, if any)
+///     stuck DESCRIPTION       (at the timeout: how far the unfinished players got, the
+///                              machine's load, and the sound server's streams)
 ///     hwm KIB                 (peak resident set, VmHWM, read after every player finished)
 enum ScalePlayers {
     /// Where the players' audio goes.
@@ -52,10 +54,40 @@ enum ScalePlayers {
         }
         print("ended \(ended)")
         if let failure { print("failed \(failure)") }
+        if !pending.isEmpty { print("stuck \(describeStuck(pending, output: output))") }
         if let hwm = ProcFile.statusField("VmHWM", of: "self") { print("hwm \(hwm)") }
         fflush(nil)  // every stream: the report must be on disk before the players stop
         for player in players { player.stop() }
         return ended == count ? 0 : 1
+    }
+}
+
+extension ScalePlayers {
+    /// What the players still unfinished at the timeout show, to tell players that stalled from
+    /// players that went on slowly: their positions and buffers, their rebuffers, the load
+    /// average, and (to PulseAudio) how many streams the server lists and how many of them are
+    /// corked.
+    static func describeStuck(_ players: [Player], output: Output) -> String {
+        let positions = players.compactMap(\.position).sorted()
+        let buffered = players.map(\.bufferedFraction).sorted()
+        let rebuffers = players.map(\.statistics.rebufferCount).reduce(0, +)
+        var parts = ["\(players.count) unfinished"]
+        if let first = positions.first, let last = positions.last {
+            parts.append(String(format: "position %.1f–%.1f s (median %.1f)", first, last, positions[positions.count / 2]))
+        }
+        if let first = buffered.first, let last = buffered.last {
+            parts.append(String(format: "buffered %.2f–%.2f", first, last))
+        }
+        parts.append("\(rebuffers) rebuffers")
+        if let load = try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8) {
+            parts.append("load \(load.split(separator: " ").prefix(3).joined(separator: " "))")
+        }
+        if output == .pulse, let listed = ChildProcess.runToEnd(["pactl", "list", "sink-inputs"], timeout: 10) {
+            let streams = listed.lines.filter { $0.hasPrefix("Sink Input #") }.count
+            let corked = listed.lines.filter { $0.trimmingCharacters(in: .whitespaces) == "Corked: yes" }.count
+            parts.append("the server lists \(streams) streams, \(corked) corked")
+        }
+        return parts.joined(separator: "; ")
     }
 }
 

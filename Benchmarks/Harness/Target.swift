@@ -3,7 +3,8 @@
 /// same round (the format scenario: the library's first audio and seek), or to another figure
 /// of the same subject and round (the scale scenario: the cost per player at 100 players over
 /// that at 1), or to a fixed figure (the position scenario: the corrected median error over
-/// 10 ms, and the corrected worst over 20 ms).
+/// 10 ms, and the corrected worst over 20 ms). Or, for a yes/no figure, that it be yes in every
+/// round (the scale scenario: every player ended).
 /// The report shows each as met or not, with the ratio.
 struct Target: Codable, Sendable {
     let title: String
@@ -22,6 +23,11 @@ struct Target: Codable, Sendable {
     /// Per round `subject / reference`, then the median (min–max); nil until summarised, or
     /// when no round gave both figures.
     var ratio: Summary?
+    /// Set for a target that a yes/no figure be yes in every round (absent from results of
+    /// older runs): ``ratio`` then holds the per-round figures, 1 for yes, and ``roundsYes``
+    /// how many rounds said yes.
+    var inEveryRound: Bool?
+    var roundsYes: Int?
 
     /// The `reference` that stands for the best peer of each round (whichever it was).
     static let bestPeer = "best peer"
@@ -55,6 +61,17 @@ struct Target: Codable, Sendable {
         self.limit = 1
     }
 
+    /// A target that the yes/no figure `metric` be yes (1) in every round: the scale scenario's
+    /// "every player ended". Met only when no round said no.
+    init(_ title: String, yesInEveryRound metric: String, subject: Subject) {
+        self.title = title
+        self.metric = metric
+        self.subject = subject.rawValue
+        self.reference = "every round"
+        self.limit = 1
+        self.inEveryRound = true
+    }
+
     /// A target against the best peer of each round: the ratio is the subject's "× best peer".
     init(_ title: String, metric: String, subject: Subject, bestPeerLimit limit: Double) {
         self.title = title
@@ -64,8 +81,12 @@ struct Target: Codable, Sendable {
         self.limit = limit
     }
 
-    /// Whether the median ratio is within the limit (nil: not measured).
-    var met: Bool? { ratio.map { $0.median <= limit } }
+    /// Whether the median ratio is within the limit (nil: not measured); for a target in every
+    /// round, whether every round said yes.
+    var met: Bool? {
+        guard let ratio else { return nil }
+        return inEveryRound == true ? ratio.min >= 1 : ratio.median <= limit
+    }
 
     /// The per-round ratios of two series of one scenario.
     static func ratios(_ values: [Double?], over reference: [Double?]) -> [Double] {
