@@ -82,13 +82,15 @@ export STREAMPLAY_REQUIRE_SERVERS=1
 echo "tools: $(mpg123 --version 2>&1 | head -n1); $(nginx -v 2>&1 | head -n1);" \
   "$(pulseaudio --version 2>&1 | head -n1)"
 
-# Serial on purpose: the tests share one PulseAudio null sink, whose monitor must hear one
-# player at a time.
 # The tests' temporary files (downloads, configurations, Foundation's atomic writes) go into
-# this run's folder, removed with it, rather than piling up in the system's.
+# this run's folder, removed with it, rather than piling up in the system's. The bench smoke
+# run at the end gets the system's back: its servers' sockets live in a folder of its own.
+system_tmpdir=${TMPDIR-}
 mkdir -p "$tmp/tmp"
 export TMPDIR="$tmp/tmp"
 
+# Serial on purpose: the tests share one PulseAudio null sink, whose monitor must hear one
+# player at a time.
 # The CLI tests run the streamplay executable, which `swift test` alone does not build.
 swift build
 set +e
@@ -162,7 +164,10 @@ fi
 if [[ $status -eq 0 && ${STREAMPLAY_BENCH_SMOKE:-1} == 1 && $# -eq 0 ]]; then
   echo "test.sh: a smoke run of the benchmark harness"
   set +e
-  bash scripts/bench.sh --smoke
+  (
+    if [[ -n $system_tmpdir ]]; then export TMPDIR=$system_tmpdir; else unset TMPDIR; fi
+    bash scripts/bench.sh --smoke
+  )
   status=$?
   set -e
 fi

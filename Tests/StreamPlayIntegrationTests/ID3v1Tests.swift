@@ -76,7 +76,9 @@ struct ID3v1Tests {
         let name = try Self.write()
         let media = try TestEnvironment.media()
         defer { try? FileManager.default.removeItem(atPath: "\(media)/\(name)") }
-        try await Self.expectTagRequestAfterFirstAudio(playing: "\(try TestEnvironment.http())/\(name)", tagged: name)
+        try await Self.expectTagRequestAfterFirstAudio(
+            playing: "\(try TestEnvironment.http())/\(name)", tagged: name,
+            sentEarly: "the tag's Range request was sent before the first audio reached the sink")
     }
 
     @Test("over HTTP: a play that fails before its first audio reaches the sink sends no Range request for the tag")
@@ -120,7 +122,9 @@ struct ID3v1Tests {
             try? FileManager.default.removeItem(atPath: "\(media)/\(list)")
         }
         // The first entry writes nothing, so the sink's first write is the second entry's.
-        try await Self.expectTagRequestAfterFirstAudio(playing: "\(try TestEnvironment.http())/\(list)", tagged: name)
+        try await Self.expectTagRequestAfterFirstAudio(
+            playing: "\(try TestEnvironment.http())/\(list)", tagged: name,
+            sentEarly: "the second entry's Range request was sent before its first audio reached the sink")
     }
 
     @Test("a server that refuses ranges: no ID3v1, nothing downloaded twice, the audio still exact")
@@ -154,9 +158,9 @@ struct ID3v1Tests {
     }
 
     /// Plays `url` to a sink whose first write is held, and expects `tagged`'s ID3v1 Range
-    /// request not to have been sent during that hold, to be sent exactly once after it, and
-    /// its names to be reported once.
-    static func expectTagRequestAfterFirstAudio(playing url: String, tagged name: String,
+    /// request not to have been sent during that hold (else the failure says `sentEarly`), to
+    /// be sent exactly once after it, and its names to be reported once.
+    static func expectTagRequestAfterFirstAudio(playing url: String, tagged name: String, sentEarly: Comment,
                                                 sourceLocation: SourceLocation = #_sourceLocation) async throws {
         let tailRange = try tailRange(of: name)
         // The first write is held long enough for a request sent as the sink opened to be
@@ -171,8 +175,7 @@ struct ID3v1Tests {
         #expect(try await player.finish(within: 30) == .ended, sourceLocation: sourceLocation)
         try await log.catchUp(until: .ended)
         let seenDuringFirstWrite = try #require(sink.checked, "the sink was never written", sourceLocation: sourceLocation).get()
-        #expect(!seenDuringFirstWrite, "the tag's Range request was sent before the first audio reached the sink",
-                sourceLocation: sourceLocation)
+        #expect(!seenDuringFirstWrite, sentEarly, sourceLocation: sourceLocation)
         #expect(try logLines(for: "/\(name)").filter { $0.range == tailRange }.count == 1, sourceLocation: sourceLocation)
         let names = log.all.compactMap { if case .metadata(let names) = $0 { names } else { nil } }
         #expect(names == [StreamMetadata(title: "V1 Title", artist: "V1 Artist", album: "V1 Album", trackNumber: 5)],
