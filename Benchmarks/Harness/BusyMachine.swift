@@ -49,6 +49,9 @@ enum BusyMachine: Scenario {
                 Target("First audio, every core busy", metric: "ttfa",
                        subject: .library, bestPeerLimit: 0.5),
             ])
+        // The sinks are loaded (their recorders' clocks taken, their players made) before any
+        // load starts; otherwise the first round would load them with every core busy.
+        _ = try context.sinks(SideBySide.playing(subjects, floor: floor).count)
         for round in 0..<context.rounds {
             let tag = context.nextTrialTag()
             // Each loop ends by itself once the harness is gone (killed outright, it could not

@@ -21,8 +21,9 @@ enum Scale: Scenario {
         let counts = context.smoke ? [1, 3] : [1, 10, 50, 100]
         // Plain null sinks: no monitor is read here, and recorded ones would load the machine
         // the players share (see BenchSink).
-        let sinks = try (0..<pulseSinks).map { try NullSink(name: "streamplay_bench_scale_\($0)") }
+        var sinks: [NullSink] = []
         defer { sinks.forEach { $0.unload() } }
+        for index in 0..<pulseSinks { sinks.append(try NullSink(name: "streamplay_bench_scale_\(index)")) }
         let sinkNames = sinks.map(\.name).joined(separator: ",")
         let results = ScalePlayers.Output.allCases.map { output in
             makeResult(output, counts: counts, file: file, seconds: seconds)
@@ -118,8 +119,9 @@ enum Scale: Scenario {
         var command = [CommandLine.arguments[0], "scale", "--url", url, "--players", String(players),
                        "--output", output.rawValue, "--timeout", String(timeout)]
         if let sink { command += ["--sink", sink] }
-        guard let finished = ChildProcess.runToEnd(command, timeout: timeout + 15) else {
-            return (nil, "the child did not start, or did not finish within \(Int(timeout + 15)) s")
+        // The margin covers making the players, the report at the timeout, and stopping them.
+        guard let finished = ChildProcess.runToEnd(command, timeout: timeout + 30) else {
+            return (nil, "the child did not start, or did not finish within \(Int(timeout + 30)) s")
         }
         let lines = finished.lines
         func field(_ name: String) -> Substring? {

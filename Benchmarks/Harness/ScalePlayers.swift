@@ -82,7 +82,8 @@ extension ScalePlayers {
         if let load = try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8) {
             parts.append("load \(load.split(separator: " ").prefix(3).joined(separator: " "))")
         }
-        if output == .pulse, let listed = ChildProcess.runToEnd(["pactl", "list", "sink-inputs"], timeout: 10) {
+        if output == .pulse,
+           let listed = ChildProcess.runToEnd(["pactl", "list", "sink-inputs"], environment: ["LC_ALL": "C"], timeout: 3) {
             let streams = listed.lines.filter { $0.hasPrefix("Sink Input #") }.count
             let corked = listed.lines.filter { $0.trimmingCharacters(in: .whitespaces) == "Corked: yes" }.count
             parts.append("the server lists \(streams) streams, \(corked) corked")

@@ -82,11 +82,16 @@ final class SideBySide {
 
     let runs: [Run]
 
+    /// The subjects that play side by side, one sink each: the pacat floor only with `floor`.
+    static func playing(_ subjects: [Subject], floor: [String]?) -> [Subject] {
+        subjects.filter { $0 != .pacatFloor || floor != nil }
+    }
+
     /// Starts every subject on its own sink, playing the URL `url` gives it; the pacat floor,
     /// which plays no URL, runs `floor` (and is left out without it).
     init(_ subjects: [Subject], context: BenchContext, floor: [String]? = nil,
          url: (Subject) -> String) throws {
-        let subjects = subjects.filter { $0 != .pacatFloor || floor != nil }
+        let subjects = Self.playing(subjects, floor: floor)
         let sinks = try context.sinks(subjects.count)
         sinks.forEach(context.settle)
         var runs: [Run] = []
