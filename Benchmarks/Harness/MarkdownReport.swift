@@ -113,12 +113,13 @@ enum MarkdownReport {
     static func targetTable(_ targets: [Target]) -> [String] {
         var lines = ["| Target | Ratio | Limit | Met |", "|---|---|---|---|"]
         for target in targets {
-            // A ratio of two figures of one subject says in its title what it divides.
+            // A yes/no figure in every round: how many rounds said yes.
             if target.inEveryRound == true {
                 let rounds = target.ratio.map { "\(target.roundsYes ?? 0)/\($0.count) rounds" } ?? "–"
                 lines.append("| \(escaped(target.title)) | \(rounds) | every round | \(target.verdict) |")
                 continue
             }
+            // A ratio of two figures of one subject says in its title what it divides.
             let title = target.referenceMetric == nil ? "\(target.title): \(target.subject) ÷ \(target.reference)" : target.title
             lines.append("| \(escaped(title)) | \(ratioCell(target.ratio)) | ≤ \(String(format: "%.2f", target.limit)) | \(target.verdict) |")
         }

@@ -22,6 +22,7 @@ final class NullSink {
         self.module = String(module)
     }
 
+    /// Unloads the sink (`pactl unload-module`).
     func unload() {
         _ = CommandOutput.firstLine(Self.pactl(server) + ["unload-module", module])
     }
