@@ -21,7 +21,7 @@ final class BenchContext {
     /// PipeWire's PulseAudio server (pipewire-pulse), when scripts/bench.sh started one.
     let pipewireServer: String?
     private var pipewireSinkLoaded: BenchSink?
-    private(set) var sinks: [BenchSink] = []
+    private var sinks: [BenchSink] = []
     /// Per sink name, the largest clock spread of the sinks of that name released so far.
     private(set) var clockSpreads: [String: Double] = [:]
     private var trialCounter = 0
@@ -63,18 +63,15 @@ final class BenchContext {
         return sink
     }
 
-    /// Unloads the PipeWire sink, whose recorder and stream of zeros would load the machine
-    /// through the scenarios after it.
-    func releasePipewireSink() {
-        if let pipewireSinkLoaded { close(pipewireSinkLoaded) }
-        pipewireSinkLoaded = nil
-    }
-
-    /// Unloads every sink.
+    /// Unloads every sink, PipeWire's included: the harness calls it after each scenario. A
+    /// recorded sink's recorder and stream of zeros take about a third of a core even when
+    /// nothing plays, and would load the machine through the scenarios after it (see
+    /// Benchmarks/README.md, "Keep-alive").
     func releaseSinks() {
         sinks.forEach(close)
         sinks.removeAll()
-        releasePipewireSink()
+        if let pipewireSinkLoaded { close(pipewireSinkLoaded) }
+        pipewireSinkLoaded = nil
     }
 
     /// Closes `sink`, keeping its ``MonitorRecorder/clockSpread`` (the largest per sink name)

@@ -13,12 +13,14 @@ enum CommandFootprint: Scenario {
         let subjects = [Subject.streamplay, .mpg123].filter(context.subjects.contains)
         let result = ScenarioResult(
             key: key, title: "0b. Start-up and memory of the command",
-            method: "`streamplay` against mpg123, each round: \"Version\" is spawn to exit of `--version`, the median of \(spawns) spawns (the exit is looked for every 0.1 ms). \"Memory, version\" is the peak resident set of printing the version, as GNU time reports it (its maxrss). \"First audio\" is spawn to the first non-silent sample at the null sink's monitor, playing \(file) from nginx, one player at a time (as scenario 1). Then both play \(file) at once, each on its own null sink, for \(Int(window)) s: \"Memory, playing\" is the peak resident set (VmHWM) just before the stop; \"CPU\" is the kernel's CPU time for the whole process (start-up, playing and stopping) per second from spawn to stop.",
+            method: "`streamplay` against mpg123, each round: \"Version\" is spawn to exit of `--version`, the median of \(spawns) spawns (the exit is looked for every 0.1 ms). \"Memory, version\" is the peak resident set of printing the version, as GNU time reports it (its maxrss). \"First audio\" is spawn to the first non-silent sample at the null sink's monitor, playing \(file) from nginx, one player at a time (as scenario 1); \"First audio, file\" the same with the file's path. Then both play \(file) from nginx at once, each on its own null sink, for \(Int(window)) s: \"Memory, playing\" is the peak resident set (VmHWM) just before the stop; \"CPU\" is the kernel's CPU time for the whole process (start-up, playing and stopping) per second from spawn to stop. \"Memory, file\" is the peak of the same with the file's path, a window of its own.",
             metrics: [
                 Metric(key: "version", title: "Version", unit: "ms", lowerIsBetter: true),
                 Metric(key: "versionRSS", title: "Memory, version", unit: "MiB", lowerIsBetter: true),
                 Metric(key: "ttfa", title: "First audio", unit: "ms", lowerIsBetter: true),
+                Metric(key: "ttfaFile", title: "First audio, file", unit: "ms", lowerIsBetter: true),
                 Metric(key: "rss", title: "Memory, playing", unit: "MiB", lowerIsBetter: true),
+                Metric(key: "rssFile", title: "Memory, file", unit: "MiB", lowerIsBetter: true),
                 Metric(key: "cpu", title: "CPU", unit: "ms/s", lowerIsBetter: true),
             ],
             targets: [
@@ -28,6 +30,8 @@ enum CommandFootprint: Scenario {
                 Target("CPU per second of audio", metric: "cpu", subject: .streamplay, reference: .mpg123, limit: 1.2),
             ])
         let sink = try context.sinks(1)[0]
+        // A command that plays only files never loads libcurl (see NetworkArguments).
+        let path = "\(context.mediaDirectory)/\(file)"
         for round in 0..<context.rounds {
             for subject in subjects {
                 let version = versionCommand(subject, context)
@@ -37,6 +41,9 @@ enum CommandFootprint: Scenario {
                 let seconds = subject.command(url: url, streamplay: context.streamplay)
                     .flatMap { context.spawnToSound($0, subject: subject, on: sink) }
                 result.record(subject, "ttfa", round: round, seconds.map { $0 * 1000 })
+                let fromFile = subject.command(url: path, streamplay: context.streamplay)
+                    .flatMap { context.spawnToSound($0, subject: subject, on: sink) }
+                result.record(subject, "ttfaFile", round: round, fromFile.map { $0 * 1000 })
             }
             let tag = context.nextTrialTag()
             let run = try SideBySide(subjects, context: context) { _ in context.httpURL(file, tag: tag) }
@@ -50,6 +57,15 @@ enum CommandFootprint: Scenario {
                 result.record(player.subject, "rss", round: round, exitedEarly ? nil : peaks[index].map { Double($0) / 1024 })
                 result.record(player.subject, "cpu", round: round,
                               exitedEarly ? nil : exit.map { $0.cpuSeconds / (stop - player.ask) * 1000 })
+            }
+            let local = try SideBySide(subjects, context: context) { _ in path }
+            MonotonicClock.sleep(window)
+            let localPeaks = local.runs.map { $0.child?.peakResidentKiB }
+            for (index, player) in local.runs.enumerated() {
+                let exitedEarly = player.child?.hasExited ?? true
+                player.child?.terminate()
+                result.record(player.subject, "rssFile", round: round,
+                              exitedEarly ? nil : localPeaks[index].map { Double($0) / 1024 })
             }
         }
         if let floor = PeakMemory.ofRun(["true"]) {

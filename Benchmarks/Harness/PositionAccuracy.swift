@@ -233,7 +233,6 @@ enum PipeWirePositionAccuracy: Scenario {
 
     static func run(_ context: BenchContext) throws -> [ScenarioResult] {
         let title = "5b. Position accuracy on PipeWire (library)"
-        defer { context.releasePipewireSink() }
         guard let sink = try context.pipewireSink() else {
             throw HarnessError("\(title): no PipeWire server (STREAMPLAY_TEST_PIPEWIRE_SERVER is not set: run the harness through scripts/bench.sh)")
         }

@@ -21,6 +21,9 @@ static const char curl_soname[] = "libcurl.so.4";
 static void *curl_handle;
 static int opened;
 static int loaded;
+// Set as a load begins, before its pthread_once, so that sp_curl_finish_loading() knows whether
+// there is anything to wait for.
+static int load_begun;
 static char load_error[512];
 static pthread_once_t open_once = PTHREAD_ONCE_INIT;
 static pthread_once_t load_once = PTHREAD_ONCE_INIT;
@@ -91,6 +94,7 @@ static void load(void) {
 }
 
 int sp_curl_load(void) {
+    __atomic_store_n(&load_begun, 1, __ATOMIC_RELAXED);
     pthread_once(&load_once, load);
     return loaded;
 }
@@ -100,8 +104,9 @@ const char *sp_curl_load_error(void) {
     return load_error;
 }
 
-// What the thread begun ahead does; the first sp_curl_begin_ call chooses.
-enum ahead_work { AHEAD_NOTHING, AHEAD_OPEN, AHEAD_LOAD };
+// What the thread begun ahead does; the first sp_curl_begin_ or sp_curl_decline_ahead call
+// chooses (AHEAD_DECLINED: no thread).
+enum ahead_work { AHEAD_NOTHING, AHEAD_OPEN, AHEAD_LOAD, AHEAD_DECLINED };
 
 // Held by the thread for the whole of its work, and guards `exiting`: exit() takes it to wait.
 static pthread_mutex_t ahead_work_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -151,13 +156,14 @@ static void forget_ahead_work_in_child(void) {
 static int chosen_ahead_work;
 
 static void start_ahead_thread(void) {
+    int work = __atomic_load_n(&chosen_ahead_work, __ATOMIC_RELAXED);
+    if (work == AHEAD_DECLINED) return;
     if (atexit(wait_for_ahead_work) != 0) return;
     if (pthread_atfork(NULL, NULL, forget_ahead_work_in_child) != 0) return;
     pthread_attr_t attributes;
     if (pthread_attr_init(&attributes) != 0) return;
     pthread_attr_setdetachstate(&attributes, PTHREAD_CREATE_DETACHED);
     pthread_t thread;
-    int work = __atomic_load_n(&chosen_ahead_work, __ATOMIC_RELAXED);
     pthread_create(&thread, &attributes, work_ahead_on_thread, (void *)(intptr_t)work);
     pthread_attr_destroy(&attributes);
 }
@@ -176,6 +182,18 @@ void sp_curl_begin_loading(void) {
 
 void sp_curl_begin_opening(void) {
     begin_ahead(AHEAD_OPEN);
+}
+
+void sp_curl_decline_ahead(void) {
+    int none = AHEAD_NOTHING;
+    __atomic_compare_exchange_n(&chosen_ahead_work, &none, AHEAD_DECLINED, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
+}
+
+void sp_curl_finish_loading(void) {
+    if (__atomic_load_n(&chosen_ahead_work, __ATOMIC_RELAXED) == AHEAD_LOAD
+        || __atomic_load_n(&load_begun, __ATOMIC_RELAXED)) {
+        sp_curl_load();
+    }
 }
 
 const int sp_curl_pause_continue = CURLPAUSE_CONT;

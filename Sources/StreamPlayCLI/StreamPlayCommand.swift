@@ -33,10 +33,15 @@ struct StreamPlayCommand: AsyncParsableCommand {
 /// - Returns: never; the command exits the process.
 @_cdecl("streamplay_main")
 public func streamplayMain(_ argc: Int32, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>) -> Int32 {
-    // libcurl loads on a thread of its own while the arguments are parsed and the play is set
-    // up, instead of before the first request (see CurlRequest.beginLoading).
-    CurlRequest.beginLoading()
     let arguments = (1..<max(Int(argc), 1)).map { String(cString: argv[$0]!) }
+    // When the arguments name something on the network, libcurl loads on a thread of its own
+    // while they are parsed and the play is set up, instead of before the first request (see
+    // CurlRequest.beginLoading). A play of files, or --help, never loads it.
+    if NetworkArguments.mayRequest(arguments) {
+        CurlRequest.beginLoading()
+    } else {
+        CurlRequest.declineLoadingAhead()
+    }
     // As an async `@main` does: the command runs in a task, the main queue is drained, and the
     // process exits when the command is done. Every exit, an error's included, goes through
     // ProcessExit, so that a signal's claimed status is the one the process ends with.

@@ -262,6 +262,39 @@ struct CommandLineTests {
                                    reasons: ["cannot load libcurl", "libcurl.so.4"])
     }
 
+    /// A command line that names nothing on the network (files, `file://` URLs, options,
+    /// `--help`) never loads libcurl, about 9 MiB and several milliseconds of the start; one
+    /// with a URL or a service link begins loading it at once. The dynamic loader's own log
+    /// (`LD_DEBUG=files`, on stderr) says which libraries were loaded.
+    @Test("libcurl is loaded only when the command line names something on the network")
+    func curlOnlyForTheNetwork() async throws {
+        var environment = ProcessInfo.processInfo.environment
+        environment["LD_DEBUG"] = "files"
+        let path = TestEnvironment.temporaryPath("curl-only-for-network.wav")
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let file = "\(try TestEnvironment.media())/cbr-44k-stereo-short.mp3"
+        let url = "\(try TestEnvironment.http())/cbr-44k-stereo-short.mp3"
+        for arguments in [["--output", "wav:\(path)", file, "file://\(file)"], ["--help"]] {
+            let run = try await Self.run(arguments, environment: environment)
+            #expect(run.status == 0, "\(arguments): \(run.stderr.suffix(2000))")
+            #expect(run.stderr.contains("libStreamPlayCLI.so"), "\(arguments): no loader log")
+            #expect(!run.stderr.contains("libcurl.so"), "\(arguments) loaded libcurl")
+        }
+        try? FileManager.default.removeItem(atPath: path)
+        let played = try await Self.run(["--output", "wav:\(path)", url], environment: environment)
+        #expect(played.status == 0, "\(played.stderr.suffix(2000))")
+        #expect(played.stderr.contains("file=libcurl.so.4"), "a URL's play did not load libcurl")
+        #expect(try SampleDifference.between(PCM.wavSamples(path: path).samples,
+                                             (try ReferenceAudio("cbr-44k-stereo-short.mp3")).samples) == nil)
+        // No service is set up in this environment, so the link fails; libcurl was begun ahead.
+        var unconfigured = environment
+        for key in unconfigured.keys where key.hasPrefix("STREAMPLAY_SOUNDCLOUD_") { unconfigured[key] = nil }
+        unconfigured["XDG_CONFIG_HOME"] = TestEnvironment.temporaryPath("no-config")
+        let link = try await Self.run(["--output", "null", "soundcloud:tracks:1"], environment: unconfigured)
+        #expect(link.status == 1, "\(link.stderr.suffix(2000))")
+        #expect(link.stderr.contains("file=libcurl.so.4"), "a service link did not begin loading libcurl")
+    }
+
     @Test("bad options are refused with usage help")
     func badOptions() async throws {
         for arguments in [["--output", "speaker", "x.mp3"], ["--start", "abc", "x.mp3"], ["--volume", "-5", "x.mp3"], []] {

@@ -24,7 +24,7 @@ const char *sp_curl_load_error(void);
 
 /// Starts sp_curl_load() on a detached thread of its own and returns at once, so that the load
 /// runs while the caller goes on; a later sp_curl_load() waits for it to end. Only for a program
-/// that calls sp_curl_load() itself before it exits: exit() waits for the thread's work, but the
+/// that calls sp_curl_finish_loading() before it exits: exit() waits for the thread's work, but the
 /// exit handlers a curl_global_init() under way has registered (OpenSSL's cleanup) run before
 /// that wait, beside it. The first sp_curl_begin_ call starts the thread, later ones do nothing,
 /// and so does a call when no thread can be made (the first sp_curl_load() then loads).
@@ -37,6 +37,15 @@ void sp_curl_begin_loading(void);
 /// libcurl's libraries registered may still run before that wait ends. See loader.c for the
 /// bound on that wait, and for fork().
 void sp_curl_begin_opening(void);
+
+/// Makes later sp_curl_begin_ calls do nothing, unless one came first: for a program that
+/// knows early that it will probably make no request (the command, given only files). Its first
+/// request, if it makes one after all, loads libcurl itself.
+void sp_curl_decline_ahead(void);
+
+/// Waits for a load that has begun, ahead or by a request, to end; does nothing when none has,
+/// so that a program that made no request exits without loading libcurl.
+void sp_curl_finish_loading(void);
 
 // Each is the libcurl function of the same name without `sp_`.
 #define SP_CURL_FUNCTION(type, name, parameters, arguments) type sp_##name parameters;

@@ -31,11 +31,20 @@ package enum CurlRequest {
         sp_curl_begin_opening()
     }
 
-    /// Waits until a load begun with ``beginLoading()`` has ended (or loads now). A program
-    /// calls it before `exit`, which runs the libraries' exit handlers and destructors: they
-    /// must not meet a `curl_global_init` still under way on another thread.
+    /// Makes later ``beginLoading()`` and ``beginOpening()`` calls do nothing (unless one came
+    /// first): for a program that knows early that it will probably make no request, such as the
+    /// command given only files. Its first request, if it makes one after all, loads libcurl on
+    /// its own thread.
+    package static func declineLoadingAhead() {
+        sp_curl_decline_ahead()
+    }
+
+    /// Waits until a load that has begun (with ``beginLoading()``, or by a request) has ended;
+    /// does nothing when none has. A program calls it before `exit`, which runs the libraries'
+    /// exit handlers and destructors: they must not meet a `curl_global_init` still under way
+    /// on another thread.
     package static func finishLoading() {
-        _ = sp_curl_load()
+        sp_curl_finish_loading()
     }
 
     /// Applies the settings every request shares: redirects (bounded, http and https only),
