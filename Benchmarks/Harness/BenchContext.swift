@@ -64,8 +64,8 @@ final class BenchContext {
     }
 
     /// Unloads every sink, PipeWire's included: the harness calls it after each scenario. A
-    /// recorded sink's recorder and stream of zeros take about a third of a core even when
-    /// nothing plays, and would load the machine through the scenarios after it (see
+    /// recorded sink's recorder and stream of zeros keep the machine busy even when nothing
+    /// plays, and would load it through the scenarios after it (the cost is in
     /// Benchmarks/README.md, "Keep-alive").
     func releaseSinks() {
         sinks.forEach(close)

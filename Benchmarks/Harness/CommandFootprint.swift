@@ -3,6 +3,8 @@ import Foundation
 /// 0b. What the `streamplay` command costs to start and to run, against mpg123 in the same
 /// round, with the targets of issue 16: `--version` spawn to exit, peak memory printing the
 /// version, spawn to first audio, and peak memory and CPU while playing an MP3 to PulseAudio.
+/// First audio and peak memory are measured from a file too, which the command plays without
+/// loading libcurl.
 enum CommandFootprint: Scenario {
     static let key = "footprint"
 

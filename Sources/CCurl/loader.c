@@ -21,9 +21,12 @@ static const char curl_soname[] = "libcurl.so.4";
 static void *curl_handle;
 static int opened;
 static int loaded;
-// Set as a load begins, before its pthread_once, so that sp_curl_finish_loading() knows whether
-// there is anything to wait for.
-static int load_begun;
+// Whether a load may still begin: LOAD_NONE until the first sp_curl_load() marks it
+// LOAD_BEGUN, or sp_curl_finish_loading() marks it LOAD_CLOSED first, after which none may.
+// Changed only from LOAD_NONE, by compare-and-swap.
+enum load_state { LOAD_NONE, LOAD_BEGUN, LOAD_CLOSED };
+static int load_state;
+static const char closed_error[] = "the process is exiting";
 static char load_error[512];
 static pthread_once_t open_once = PTHREAD_ONCE_INIT;
 static pthread_once_t load_once = PTHREAD_ONCE_INIT;
@@ -93,13 +96,22 @@ static void load(void) {
     loaded = 1;
 }
 
+// Marks a load begun, unless sp_curl_finish_loading() closed loading first; whether it may run.
+static int may_load(void) {
+    int expected = LOAD_NONE;
+    return __atomic_compare_exchange_n(&load_state, &expected, LOAD_BEGUN, 0, __ATOMIC_ACQ_REL,
+                                       __ATOMIC_ACQUIRE)
+        || expected == LOAD_BEGUN;
+}
+
 int sp_curl_load(void) {
-    __atomic_store_n(&load_begun, 1, __ATOMIC_RELAXED);
+    if (!may_load()) return 0;
     pthread_once(&load_once, load);
     return loaded;
 }
 
 const char *sp_curl_load_error(void) {
+    if (!may_load()) return closed_error;
     sp_curl_load();
     return load_error;
 }
@@ -190,10 +202,21 @@ void sp_curl_decline_ahead(void) {
 }
 
 void sp_curl_finish_loading(void) {
-    if (__atomic_load_n(&chosen_ahead_work, __ATOMIC_RELAXED) == AHEAD_LOAD
-        || __atomic_load_n(&load_begun, __ATOMIC_RELAXED)) {
+    // A load chosen ahead (at the program's start, before any exit) ends here whether or not
+    // its thread has begun it, so that the exit goes the same way however the threads ran.
+    if (__atomic_load_n(&chosen_ahead_work, __ATOMIC_ACQUIRE) == AHEAD_LOAD) {
         sp_curl_load();
+        return;
     }
+    int expected = LOAD_NONE;
+    // None begun: none may begin from now on, on any thread (the ahead thread's included). An
+    // ahead open (AHEAD_OPEN, a Player's dlopen()) is not a load: wait_for_ahead_work() waits
+    // for it at exit.
+    if (__atomic_compare_exchange_n(&load_state, &expected, LOAD_CLOSED, 0, __ATOMIC_ACQ_REL,
+                                    __ATOMIC_ACQUIRE)) {
+        return;
+    }
+    if (expected == LOAD_BEGUN) pthread_once(&load_once, load);
 }
 
 const int sp_curl_pause_continue = CURLPAUSE_CONT;

@@ -25,7 +25,7 @@ enum ProcessExit {
     static func exit(_ status: Int32) -> Never {
         if exiting.compareExchange(expected: false, desired: true, ordering: .sequentiallyConsistent).exchanged {
             let claimedStatus = claimed.load(ordering: .sequentiallyConsistent)
-            // A load of libcurl under way must end before the exit handlers run.
+            // A load of libcurl under way must end, or none begin, before the exit handlers run.
             CurlRequest.finishLoading()
             Glibc.exit(claimedStatus >= 0 ? claimedStatus : status)
         }

@@ -36,7 +36,8 @@ public func streamplayMain(_ argc: Int32, _ argv: UnsafeMutablePointer<UnsafeMut
     let arguments = (1..<max(Int(argc), 1)).map { String(cString: argv[$0]!) }
     // When the arguments name something on the network, libcurl loads on a thread of its own
     // while they are parsed and the play is set up, instead of before the first request (see
-    // CurlRequest.beginLoading). A play of files, or --help, never loads it.
+    // CurlRequest.beginLoading). A play of files, --help or --version does not load it ahead,
+    // nor does the Player (see NetworkArguments).
     if NetworkArguments.mayRequest(arguments) {
         CurlRequest.beginLoading()
     } else {

@@ -263,36 +263,57 @@ struct CommandLineTests {
     }
 
     /// A command line that names nothing on the network (files, `file://` URLs, options,
-    /// `--help`) never loads libcurl, about 9 MiB and several milliseconds of the start; one
-    /// with a URL or a service link begins loading it at once. The dynamic loader's own log
-    /// (`LD_DEBUG=files`, on stderr) says which libraries were loaded.
+    /// `--help`) does not load libcurl; one with an `http` URL or a service link begins loading
+    /// it at once, before any request. The dynamic loader's own log (`LD_DEBUG=files`, on
+    /// stderr) says which libraries were loaded.
     @Test("libcurl is loaded only when the command line names something on the network")
     func curlOnlyForTheNetwork() async throws {
         var environment = ProcessInfo.processInfo.environment
         environment["LD_DEBUG"] = "files"
+        environment["LD_DEBUG_OUTPUT"] = nil
+        // No service is set up: a service link fails before any request.
+        for key in environment.keys where key.hasPrefix("STREAMPLAY_SOUNDCLOUD_") { environment[key] = nil }
+        environment["STREAMPLAY_CONFIG"] = TestEnvironment.temporaryPath("no-config.json")
+        environment["XDG_CONFIG_HOME"] = TestEnvironment.temporaryPath("no-config")
         let path = TestEnvironment.temporaryPath("curl-only-for-network.wav")
         defer { try? FileManager.default.removeItem(atPath: path) }
         let file = "\(try TestEnvironment.media())/cbr-44k-stereo-short.mp3"
         let url = "\(try TestEnvironment.http())/cbr-44k-stereo-short.mp3"
-        for arguments in [["--output", "wav:\(path)", file, "file://\(file)"], ["--help"]] {
+        /// stderr without the loader's lines, for a failure's message.
+        func own(_ run: Run) -> String {
+            run.stderr.split(separator: "\n").filter { !$0.contains(":\t") }.suffix(5).joined(separator: " / ")
+        }
+
+        for arguments in [["--output", "wav:\(path)", file, "file://\(file)"], ["--help"], [url, "--help"], [url, "--version"]] {
             let run = try await Self.run(arguments, environment: environment)
-            #expect(run.status == 0, "\(arguments): \(run.stderr.suffix(2000))")
+            #expect(run.status == 0, "\(arguments): \(own(run))")
             #expect(run.stderr.contains("libStreamPlayCLI.so"), "\(arguments): no loader log")
             #expect(!run.stderr.contains("libcurl.so"), "\(arguments) loaded libcurl")
         }
+        // Refused before any request (the volume is out of range), so only the load begun
+        // ahead can have brought libcurl in.
+        for input in [url, "soundcloud:tracks:1"] {
+            let refused = try await Self.run(["--volume", "5000", input], environment: environment)
+            #expect(refused.status != 0 && refused.stderr.contains("--volume"), "\(input): \(own(refused))")
+            #expect(refused.stderr.contains("file=libcurl.so.4"), "\(input): libcurl was not begun ahead")
+        }
+        // And a URL's play goes on to use it.
         try? FileManager.default.removeItem(atPath: path)
         let played = try await Self.run(["--output", "wav:\(path)", url], environment: environment)
-        #expect(played.status == 0, "\(played.stderr.suffix(2000))")
-        #expect(played.stderr.contains("file=libcurl.so.4"), "a URL's play did not load libcurl")
+        #expect(played.status == 0, "\(own(played))")
         #expect(try SampleDifference.between(PCM.wavSamples(path: path).samples,
                                              (try ReferenceAudio("cbr-44k-stereo-short.mp3")).samples) == nil)
-        // No service is set up in this environment, so the link fails; libcurl was begun ahead.
-        var unconfigured = environment
-        for key in unconfigured.keys where key.hasPrefix("STREAMPLAY_SOUNDCLOUD_") { unconfigured[key] = nil }
-        unconfigured["XDG_CONFIG_HOME"] = TestEnvironment.temporaryPath("no-config")
-        let link = try await Self.run(["--output", "null", "soundcloud:tracks:1"], environment: unconfigured)
-        #expect(link.status == 1, "\(link.stderr.suffix(2000))")
-        #expect(link.stderr.contains("file=libcurl.so.4"), "a service link did not begin loading libcurl")
+        // A local playlist that lists the URL is not seen ahead: its request loads libcurl
+        // itself, and the exit waits for that load.
+        let playlist = TestEnvironment.temporaryPath("curl-only-for-network.m3u")
+        defer { try? FileManager.default.removeItem(atPath: playlist) }
+        try "#EXTM3U\n\(url)\n".write(toFile: playlist, atomically: true, encoding: .utf8)
+        try? FileManager.default.removeItem(atPath: path)
+        let listed = try await Self.run(["--output", "wav:\(path)", playlist], environment: environment)
+        #expect(listed.status == 0, "\(own(listed))")
+        #expect(listed.stderr.contains("file=libcurl.so.4"), "the playlist's request did not load libcurl")
+        #expect(try SampleDifference.between(PCM.wavSamples(path: path).samples,
+                                             (try ReferenceAudio("cbr-44k-stereo-short.mp3")).samples) == nil)
     }
 
     @Test("bad options are refused with usage help")

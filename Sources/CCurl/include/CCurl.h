@@ -27,7 +27,8 @@ const char *sp_curl_load_error(void);
 /// that calls sp_curl_finish_loading() before it exits: exit() waits for the thread's work, but the
 /// exit handlers a curl_global_init() under way has registered (OpenSSL's cleanup) run before
 /// that wait, beside it. The first sp_curl_begin_ call starts the thread, later ones do nothing,
-/// and so does a call when no thread can be made (the first sp_curl_load() then loads).
+/// and so does a call when no thread can be made (the first sp_curl_load() then loads) or after
+/// sp_curl_decline_ahead().
 void sp_curl_begin_loading(void);
 
 /// As sp_curl_begin_loading(), but the thread only opens libcurl (dlopen() and its functions'
@@ -40,11 +41,16 @@ void sp_curl_begin_opening(void);
 
 /// Makes later sp_curl_begin_ calls do nothing, unless one came first: for a program that
 /// knows early that it will probably make no request (the command, given only files). Its first
-/// request, if it makes one after all, loads libcurl itself.
+/// request, if it makes one after all, loads libcurl itself, so such a program, too, calls
+/// sp_curl_finish_loading() before it exits.
 void sp_curl_decline_ahead(void);
 
-/// Waits for a load that has begun, ahead or by a request, to end; does nothing when none has,
-/// so that a program that made no request exits without loading libcurl.
+/// For a program about to exit: waits for a load that has begun (ahead or by a request) to end,
+/// and ends one that sp_curl_begin_loading() chose (loading now if its thread has not begun);
+/// when there is none, keeps any from beginning, so that no dlopen() or curl_global_init() runs
+/// beside the exit handlers and destructors. A program that made no request exits without
+/// loading libcurl. After it, sp_curl_load() fails ("the process is exiting") unless a load had
+/// begun. An open begun by sp_curl_begin_opening() is not ended here: exit() waits for it.
 void sp_curl_finish_loading(void);
 
 // Each is the libcurl function of the same name without `sp_`.

@@ -19,14 +19,15 @@ package enum CurlRequest {
     /// and its ~30 libraries runs while the caller goes on; the first request waits for it if
     /// it is still under way. For a program that knows early that it will make requests and
     /// calls ``finishLoading()`` before it exits: the `streamplay` command, before it parses its
-    /// arguments.
+    /// arguments, when they name something on the network.
     package static func beginLoading() {
         sp_curl_begin_loading()
     }
 
     /// As ``beginLoading()``, but the thread only opens libcurl (its `dlopen`, most of a load's
     /// time), and the first request runs `curl_global_init`. `exit` waits for a `dlopen` under
-    /// way (see `CCurl.h`), so a program need not wait itself: a ``Player`` does it when made.
+    /// way (see `CCurl.h`), so a program need not wait itself: a ``Player`` does it when made,
+    /// unless the process declined (``declineLoadingAhead()``).
     package static func beginOpening() {
         sp_curl_begin_opening()
     }
@@ -34,15 +35,16 @@ package enum CurlRequest {
     /// Makes later ``beginLoading()`` and ``beginOpening()`` calls do nothing (unless one came
     /// first): for a program that knows early that it will probably make no request, such as the
     /// command given only files. Its first request, if it makes one after all, loads libcurl on
-    /// its own thread.
+    /// its own thread, so such a program calls ``finishLoading()`` before it exits too.
     package static func declineLoadingAhead() {
         sp_curl_decline_ahead()
     }
 
-    /// Waits until a load that has begun (with ``beginLoading()``, or by a request) has ended;
-    /// does nothing when none has. A program calls it before `exit`, which runs the libraries'
-    /// exit handlers and destructors: they must not meet a `curl_global_init` still under way
-    /// on another thread.
+    /// Waits until a load that has begun (with ``beginLoading()``, or by a request) has ended,
+    /// or, when none has, keeps any from beginning: a later request fails, as it would without
+    /// libcurl. A program calls it before `exit`, which runs the libraries' exit handlers and
+    /// destructors: they must not meet a `dlopen` or `curl_global_init` under way on another
+    /// thread.
     package static func finishLoading() {
         sp_curl_finish_loading()
     }

@@ -18,10 +18,11 @@ import Synchronization
 /// the API clients and any number of players share it without wiring. Its users take it when
 /// they start a transfer, not when they are made, so that nothing loads libcurl before a
 /// request needs it but what begins it ahead: a new ``Player`` its `dlopen`, the `streamplay`
-/// command all of it. The thread ends once no transfer has been left for ``idleTime`` (the
-/// multi handle and its caches stay), so that a stopped player leaves no thread behind, yet a
-/// seek that replaces its one transfer dozens of times in a row (a FLAC bisection) does not
-/// make a new pthread for each; the next transfer after that starts a new one.
+/// command all of it when its arguments name something on the network. The thread ends once
+/// no transfer has been left for ``idleTime`` (the multi handle and its caches stay), so that a
+/// stopped player leaves no thread behind, yet a seek that replaces its one transfer dozens of
+/// times in a row (a FLAC bisection) does not make a new pthread for each; the next transfer
+/// after that starts a new one.
 final class CurlLoop: @unchecked Sendable {
     /// The loop every request of the process runs on; `nil` when libcurl cannot be loaded
     /// (``CurlRequest/loadFailure`` says why) or `curl_multi_init` failed. Its first use loads
