@@ -1,3 +1,4 @@
+import StreamPlay
 import StreamPlayServices
 
 /// Whether a command line will probably make a request, judged from its words alone before
@@ -14,10 +15,10 @@ enum NetworkArguments {
     /// Whether `arguments` (without the program's name) name anything on the network: an
     /// `http` or `https` URL, a service link (`soundcloud:tracks:N`, `spotify:track:ID`), or a
     /// service subcommand; not when they ask for help or the version. Each word is judged as
-    /// the play command judges an input (``ServiceLink``), so an option's value counts only if
-    /// it would be a link itself, which none of the command's values are (`wav:PATH`, numbers,
-    /// modes, paths). A local playlist that lists URLs is not seen: its first request loads
-    /// libcurl.
+    /// the play command judges an input (``ServiceLink``, then `MediaLocation`), so an option's
+    /// value counts only if it would be a link itself, which none of the command's values are
+    /// (`wav:PATH`, numbers, modes, paths). A local playlist that lists URLs is not seen: its
+    /// first request loads libcurl.
     static func mayRequest(_ arguments: [String]) -> Bool {
         let words = arguments.prefix { $0 != "--" }
         if words.contains(where: answeredWithoutRequest.contains) { return false }
@@ -27,8 +28,8 @@ enum NetworkArguments {
         return arguments.contains { word in
             guard !word.hasPrefix("-"), let link = try? ServiceLink(parsing: word) else { return false }
             guard case .direct(let direct) = link else { return true }
-            let scheme = direct.prefix { $0 != ":" && $0 != "/" }.lowercased()
-            return (scheme == "http" || scheme == "https") && direct.dropFirst(scheme.count).hasPrefix("://")
+            if case .remote? = try? MediaLocation(parsing: direct) { return true }
+            return false
         }
     }
 }

@@ -263,7 +263,7 @@ struct CommandLineTests {
     }
 
     /// A command line that names nothing on the network (files, `file://` URLs, options,
-    /// `--help`) does not load libcurl; one with an `http` URL or a service link begins loading
+    /// `--help`, `--version`) does not load libcurl; one with an `http` URL or a service link begins loading
     /// it at once, before any request. The dynamic loader's own log (`LD_DEBUG=files`, on
     /// stderr) says which libraries were loaded.
     @Test("libcurl is loaded only when the command line names something on the network")
