@@ -270,6 +270,12 @@ data[last + 22:last + 26] = struct.pack("<I", crc(data[last:]))
 open(sys.argv[2], "wb").write(data)
 PY
 done
+# Ogg with an ID3v1 tag (128 bytes) after its last page, as some taggers append one: bytes that
+# are no page after a whole stream, which ffmpeg and mpv play whole.
+for ext in ogg opus; do
+  { cat "$out/formats/tone.$ext"; printf 'TAG%-30s%-30s%-30s%-4s%-30s\377' Trailer StreamPlay Tests 2026 ''; } \
+    >"$out/formats/id3v1-trailer.$ext"
+done
 head -c "$(($(stat -c %s "$out/formats/tone-faststart.m4a") / 2))" "$out/formats/tone-faststart.m4a" >"$out/formats/truncated-media.m4a"
 head -c "$(($(stat -c %s "$out/formats/tone.flac") / 2))" "$out/formats/tone.flac" >"$out/formats/truncated.flac"
 ffmpeg -nostdin -hide_banner -loglevel error -y -i "$wav/unique-44k-stereo-6s.wav" -c:a aac -b:a 128k \

@@ -13,6 +13,8 @@ struct FormatTests {
         "formats/tone.aac", "formats/tone.ogg", "formats/tone.opus",
         // Their last page not marked end-of-stream (a recording of a live stream): complete.
         "formats/no-eos.ogg", "formats/no-eos.opus",
+        // An ID3v1 tag after the last page: bytes that are no page, not a truncation.
+        "formats/id3v1-trailer.ogg", "formats/id3v1-trailer.opus",
         // Named .mp3, but AAC: the content decides.
         "formats/aac-named.mp3", "formats/m4a-named.mp3",
     ]

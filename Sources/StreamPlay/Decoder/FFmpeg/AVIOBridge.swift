@@ -100,6 +100,10 @@ final class AVIOBridge {
             throw .decodingFailed(reason: "out of memory")
         }
         context.pointee.seekable = seekable ? AVIO_SEEKABLE_NORMAL : 0
+        // libavformat counts from the context's `pos`, 0 for a new context; this bridge counts
+        // resource offsets. A stream opened past the resource's start (after an ID3v2 tag in
+        // front, at a new HLS stream) would otherwise seek by its own count to the wrong byte.
+        context.pointee.pos = Int64(position)
         self.context = context
         return context
     }

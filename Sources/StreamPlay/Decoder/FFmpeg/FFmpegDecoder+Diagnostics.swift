@@ -40,7 +40,8 @@ extension FFmpegDecoder {
         guard inputLength != nil, let formatContext, let format, let declared = totalFrames,
               formatContext.pointee.duration_estimation_method != AVFMT_DURATION_FROM_BITRATE else { return }
         let tolerance = max(format.frames(forSeconds: Self.truncationTolerance), declared / 50)
-        guard nextFrame + tolerance < declared else { return }
+        let (reached, overflow) = nextFrame.addingReportingOverflow(tolerance)
+        guard !overflow, reached < declared else { return }
         let ended = format.seconds(forFrames: nextFrame), length = format.seconds(forFrames: declared)
         throw .decodingFailed(reason: "the \(container) stream ends at \(Self.seconds(ended)) of the \(Self.seconds(length)) its header declares: the file is truncated")
     }

@@ -63,6 +63,10 @@ final class FFmpegDecoder: AudioDecoder {
 
     /// Damaged packets in a row before the play fails (a few are skipped, as players do).
     private static let damageLimit = 32
+
+    /// The most channels a stream may have: PulseAudio's limit (`PA_CHANNELS_MAX`). A stream
+    /// with more is refused as ``PlayerError/unsupportedFormat(url:format:)`` at its first frame.
+    static let maximumChannels = 32
     /// Audio decoded before a seek target and dropped, so that codecs with overlapping frames
     /// (AAC, Vorbis, Opus) have settled by the target.
     private static let seekPreroll = 0.1
@@ -200,7 +204,8 @@ final class FFmpegDecoder: AudioDecoder {
         let stream = formatContext.pointee.streams[Int(streamIndex)]!.pointee
         let start = format.frames(forSeconds: max(format.seconds(forFrames: target) - Self.seekPreroll, 0))
         var timestamp = sp_av_rescale_q(Int64(start), AVRational(num: 1, den: Int32(format.sampleRate)), stream.time_base)
-        if stream.start_time != Int64(bitPattern: UInt64(0x8000000000000000)) { timestamp += stream.start_time }
+        // Wrapping: the start time is the container's number, which a damaged file sets anywhere.
+        if stream.start_time != Int64(bitPattern: UInt64(0x8000000000000000)) { timestamp &+= stream.start_time }
         io.clearInterrupt()
         // A FLAC is searched by its frame headers (see FLACSeekSearch), then entered by a byte
         // seek; anything else by libavformat's own search.
@@ -226,7 +231,9 @@ final class FFmpegDecoder: AudioDecoder {
             throw .seekNotSupported(reason: "the \(container) stream cannot seek: \(Self.describe(result))")
         }
         sp_avcodec_flush_buffers(codecContext)
-        if let converter { sp_swr_close(converter); sp_swr_init(converter) }
+        // Made anew at the next frame, not closed and opened again: swr_init keeps what is left
+        // of an earlier seek's swr_drop_output, which would cut the start of this one.
+        freeConverter()
         heldFrame = false
         oggPages?.dropComments()
         chainTags.removeAll()
@@ -304,12 +311,7 @@ final class FFmpegDecoder: AudioDecoder {
     }
 
     private func closeStream() {
-        if let converter = converter {
-            var pointer: OpaquePointer? = converter
-            sp_swr_free(&pointer)
-            self.converter = nil
-        }
-        sourceLayout = nil
+        freeConverter()
         sp_avcodec_free_context(&codecContext)
         if formatContext != nil { sp_avformat_close_input(&formatContext) }
         io.close()
@@ -427,7 +429,8 @@ final class FFmpegDecoder: AudioDecoder {
         var timestamp = frame.pointee.best_effort_timestamp
         let landed: Int
         if timestamp != noTimestamp {
-            if stream.start_time != noTimestamp { timestamp -= stream.start_time }
+            // Wrapping, as in `seek`: both numbers come from the container.
+            if stream.start_time != noTimestamp { timestamp &-= stream.start_time }
             landed = Int(sp_av_rescale_q(timestamp, stream.time_base, AVRational(num: 1, den: Int32(format.sampleRate))))
         } else if let seekLanding {
             landed = seekLanding
@@ -437,13 +440,30 @@ final class FFmpegDecoder: AudioDecoder {
         }
         nextFrame = landed
         if target > landed, let converter {
-            let dropped = Int32(clamping: target - landed)
+            let (gap, overflow) = target.subtractingReportingOverflow(landed)
+            let dropped = Int32(clamping: overflow ? Int.max : gap)
             sp_swr_drop_output(converter, dropped)
             nextFrame = landed + Int(dropped)
         }
     }
 
+    /// Frees the sample converter; the next frame makes one for its layout.
+    private func freeConverter() {
+        if let converter = converter {
+            var pointer: OpaquePointer? = converter
+            sp_swr_free(&pointer)
+            self.converter = nil
+        }
+        sourceLayout = nil
+    }
+
     private func configureConverter(for frame: UnsafeMutablePointer<AVFrame>) throws(PlayerError) {
+        // Checked before libswresample sees the layout: its matrix (ReplayGain's) holds 64
+        // channels and writes past them unchecked, and a sound server takes fewer still.
+        let channels = Int(frame.pointee.ch_layout.nb_channels)
+        guard (1...Self.maximumChannels).contains(channels) else {
+            throw .unsupportedFormat(url: "", format: "\(container) audio with \(channels) channels (at most \(Self.maximumChannels) play)")
+        }
         var converter = self.converter
         let result = withUnsafeMutablePointer(to: &frame.pointee.ch_layout) { layout in
             sp_swr_alloc_set_opts2(&converter, layout, AV_SAMPLE_FMT_S16, frame.pointee.sample_rate,
@@ -451,7 +471,7 @@ final class FFmpegDecoder: AudioDecoder {
         }
         self.converter = converter
         guard result >= 0, let converter else { throw failure("setting up the sample converter", result) }
-        if let replayGain { try applyGain(replayGain.scale, channels: Int(frame.pointee.ch_layout.nb_channels), to: converter) }
+        if let replayGain { try applyGain(replayGain.scale, channels: channels, to: converter) }
         let initialised = sp_swr_init(converter)
         guard initialised >= 0 else { throw failure("setting up the sample converter", initialised) }
     }

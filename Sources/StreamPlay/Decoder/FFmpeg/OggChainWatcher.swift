@@ -17,10 +17,18 @@ final class OggChainWatcher {
 
     /// Comments found and not yet taken, in input order.
     private(set) var comments: [Comment] = []
-    /// Whether what was read last ends part-way through a page (or in bytes that are no page):
-    /// a file cut short there. A last page not marked end-of-stream is no sign of that: a
-    /// recording of a live stream is often cut between pages, and ffmpeg and mpv play it whole.
-    var endsMidPage: Bool { !pending.isEmpty }
+    /// Whether what was read last ends part-way through a page: a file cut short there. The
+    /// bytes left over begin as a page does ("OggS", or as much of it as is there). Neither a
+    /// last page not marked end-of-stream (a recording of a live stream is often cut between
+    /// pages) nor bytes after the last page that are no page at all (an ID3v1 or APEv2 tag some
+    /// taggers append) is a sign of that: ffmpeg and mpv play both whole.
+    var endsMidPage: Bool {
+        let head = pending.prefix(Self.capturePattern.count)
+        return !head.isEmpty && head.elementsEqual(Self.capturePattern.prefix(head.count))
+    }
+
+    /// The bytes every page begins with ("OggS").
+    private static let capturePattern: [UInt8] = Array("OggS".utf8)
 
     private var pending: [UInt8] = []
     /// The input offset of `pending[0]`, and of the next byte expected.
