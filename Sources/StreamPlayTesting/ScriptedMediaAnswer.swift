@@ -25,4 +25,12 @@ public enum ScriptedMediaAnswer: Sendable, Equatable {
     case lyingLength(Int)
     /// The Range header is ignored: 200 with the whole body, whatever was asked for.
     case ignoringRange
+    /// A Range request is answered with at most `bytes` bytes from its start: 206, and a
+    /// `Content-Range` naming what is sent, complete (as some CDNs cap open-ended ranges).
+    /// A request without a Range is answered whole.
+    case cappedRange(bytes: Int)
+    /// A Range request is answered from `bytes` bytes before, or (negative) after, the byte
+    /// asked for: 206, and a `Content-Range` naming where the answer really starts (as a
+    /// server that rounds ranges to its blocks does). A request without a Range is answered whole.
+    case rangeMoved(by: Int)
 }

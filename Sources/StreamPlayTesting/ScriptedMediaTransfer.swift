@@ -42,13 +42,15 @@ final class ScriptedMediaTransfer: MediaTransferControl {
             if case .lyingLength(let length) = answer { claimedLength = max(0, length) }
             let honoursRange = acceptsRanges && answer != .ignoringRange
             let ranged = honoursRange && request.rangeStart != nil
-            let first = ranged ? max(0, request.rangeStart ?? 0) : 0
+            var first = ranged ? max(0, request.rangeStart ?? 0) : 0
             if ranged && (first >= claimedLength || (request.rangeEnd ?? first) < first) {
                 self = .status(416, retryAfter: nil, headers: ["Content-Range": "bytes */\(claimedLength)"])
                 return
             }
             // The byte after the last one sent: the range's end, or the resource's.
-            let stop = ranged ? min((request.rangeEnd ?? claimedLength - 1) + 1, claimedLength) : claimedLength
+            var stop = ranged ? min((request.rangeEnd ?? claimedLength - 1) + 1, claimedLength) : claimedLength
+            if ranged, case .rangeMoved(let bytes) = answer { first = min(max(0, first - bytes), stop - 1) }
+            if ranged, case .cappedRange(let bytes) = answer { stop = min(stop, first + max(1, bytes)) }
             var headers: HTTPHeaders = ["Content-Type": contentType, "Content-Length": String(stop - first)]
             if honoursRange { headers.set("Accept-Ranges", "bytes") }
             if ranged { headers.set("Content-Range", "bytes \(first)-\(stop - 1)/\(claimedLength)") }

@@ -179,6 +179,39 @@ struct ScriptedInputTests {
         #expect(SampleDifference.between(play.samples, reference.samples) == nil)
     }
 
+    @Test("Range answers capped short of the end (Content-Range says so): the rest is asked for where each stopped, nothing lost")
+    func cappedRanges() async throws {
+        let server = ScriptedMediaServer()
+        server.serve(track, at: url)
+        server.script(url, .cut(atByte: 10_000), .cappedRange(bytes: 20_000), .cappedRange(bytes: 20_000))
+        let play = try await ScriptedPlay.play(server)
+        #expect(play.state.hasEnded, "\(play.state)")
+        #expect(ScriptedPlay.requestsWithinTrack(server).map(\.rangeStart) == [nil, 10_000, 30_000, 50_000])
+        #expect(SampleDifference.between(play.samples, (try await ScriptedPlay.reference()).samples) == nil)
+    }
+
+    @Test("a Range answer that begins before the byte asked for: the bytes before it are skipped, nothing repeated")
+    func rangeAnsweredFromEarlier() async throws {
+        let server = ScriptedMediaServer()
+        server.serve(track, at: url)
+        server.script(url, .cut(atByte: 10_000), .rangeMoved(by: 1_000))
+        let play = try await ScriptedPlay.play(server)
+        #expect(play.state.hasEnded, "\(play.state)")
+        #expect(ScriptedPlay.requestsWithinTrack(server).map(\.rangeStart) == [nil, 10_000])
+        #expect(SampleDifference.between(play.samples, (try await ScriptedPlay.reference()).samples) == nil)
+    }
+
+    @Test("a Range answer that begins after the byte asked for fails the play by name: the bytes between are missing")
+    func rangeAnsweredFromLater() async throws {
+        let server = ScriptedMediaServer()
+        server.serve(track, at: url)
+        server.script(url, .cut(atByte: 10_000), .rangeMoved(by: -1_000))
+        let play = try await ScriptedPlay.play(server)
+        #expect(play.state == .failed(.transferFailed(url: url, reason: "the server answered a Range request for byte 10000 with bytes from 11000")),
+                "\(play.state)")
+        #expect(ScriptedPlay.requestsWithinTrack(server).map(\.rangeStart) == [nil, 10_000], "not retried: the server would answer the same")
+    }
+
     @Test("starting at 18 s, past the bytes received: a Range request at 18 s of bytes, and the audio from there")
     func startTimeIsARangeRequest() async throws {
         let reference = try await ScriptedPlay.reference()

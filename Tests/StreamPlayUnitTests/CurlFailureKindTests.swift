@@ -15,6 +15,9 @@ struct CurlFailureKindTests {
         (CURLE_RECV_ERROR, .connectionBroken),
         (CURLE_SEND_ERROR, .connectionBroken),
         (CURLE_GOT_NOTHING, .connectionBroken),
+        (CURLE_HTTP2, .connectionBroken),
+        (CURLE_HTTP2_STREAM, .connectionBroken),
+        (CURLE_HTTP3, .connectionBroken),
         (CURLE_OPERATION_TIMEDOUT, .timedOut),
         (CURLE_HTTP_RETURNED_ERROR, .httpStatus),
         (CURLE_PEER_FAILED_VERIFICATION, .tls),
@@ -40,6 +43,8 @@ struct CurlFailureKindTests {
         #expect(TransferEnd.Failure(curlCode: CURLE_COULDNT_RESOLVE_HOST, status: 0) == .connect)
         #expect(TransferEnd.Failure(curlCode: CURLE_COULDNT_CONNECT, status: 0) == .connect)
         #expect(TransferEnd.Failure(curlCode: CURLE_RECV_ERROR, status: 0) == .broken)
+        // A reset HTTP/2 stream is resumed like a dropped connection, not a failed play.
+        #expect(TransferEnd.Failure(curlCode: CURLE_HTTP2_STREAM, status: 0) == .broken)
         #expect(TransferEnd.Failure(curlCode: CURLE_OPERATION_TIMEDOUT, status: 0) == .stalled)
         #expect(TransferEnd.Failure(curlCode: CURLE_HTTP_RETURNED_ERROR, status: 503) == .status(503))
         #expect(TransferEnd.Failure(curlCode: CURLE_PEER_FAILED_VERIFICATION, status: 0) == .permanent)

@@ -23,7 +23,19 @@ struct ResponseHeadersTests {
         let headers = Self.parse(["HTTP/1.1 302 Found", "Content-Length: 5", "Retry-After: 3", "Accept-Ranges: bytes",
                                   "HTTP/1.1 206 Partial Content", "Content-Range: bytes 100-199/1000", "Content-Length: 100"])
         #expect(headers.statusCode == 206 && headers.contentLength == 100 && headers.contentRangeTotal == 1000)
+        #expect(headers.contentRange == 100...199)
         #expect(headers.retryAfter == nil && !headers.acceptsRanges)
+    }
+
+    @Test("Content-Range: the bytes sent and the total, each only when it is a number that can be right")
+    func contentRange() {
+        func parse(_ value: String) -> ResponseHeaders { Self.parse(["HTTP/1.1 206 Partial Content", "Content-Range: \(value)"]) }
+        #expect(parse("bytes 0-0/1").contentRange == 0...0 && parse("bytes 0-0/1").contentRangeTotal == 1)
+        #expect(parse("bytes 5-9/*").contentRange == 5...9 && parse("bytes 5-9/*").contentRangeTotal == nil)
+        #expect(parse("bytes */1000").contentRange == nil && parse("bytes */1000").contentRangeTotal == 1000)
+        for bad in ["bytes 9-5/10", "bytes -5-9/10", "bytes 5-/10", "items 0-9/10", "bytes 0-99999999999999999999/10", "bytes 1-2-3/10"] {
+            #expect(parse(bad).contentRange == nil, "\(bad)")
+        }
     }
 
     @Test("numbers that cannot be right are dropped")

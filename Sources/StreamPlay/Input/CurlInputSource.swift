@@ -177,6 +177,9 @@ final class CurlInputSource: InputSource, @unchecked Sendable {
                 if transfer.pausedChunk > 0 {
                     lastProgress = clock.now
                     timeout = ring.announceProducerWaiting(for: transfer.pausedChunk) ? .zero : .seconds(1)
+                } else if transfer.misplacedRangeStart != nil {
+                    remove(current)
+                    ended = (transfer, transferEnd(for: .completed, transfer: transfer))
                 } else if transfer.delivered != lastDelivered {
                     lastDelivered = transfer.delivered
                     lastProgress = clock.now
@@ -238,6 +241,11 @@ final class CurlInputSource: InputSource, @unchecked Sendable {
                                      notBefore: clock.now + .milliseconds(Int(delay * 1000)),
                                      requestRange: !(transfer.isReconnect ? liveStream : transfer.info.isEndless),
                                      isReconnect: true)
+        if end.failure == nil {
+            // A capped Range answer ended where it said: the rest follows, with no drop to count.
+            configuration.logger.debug("continuing", metadata: ["url": "\(redactedURL)", "offset": "\(end.resumeOffset)"])
+            return request
+        }
         // Counted once its time is set: a test on a manual clock that sees the count finds the
         // retry's time fixed.
         onReconnect()
@@ -261,6 +269,11 @@ final class CurlInputSource: InputSource, @unchecked Sendable {
 
     /// How `transfer` ended, for the planner.
     private func transferEnd(for end: MediaTransferEnd, transfer: HTTPInputTransfer) -> TransferEnd {
+        if let start = transfer.misplacedRangeStart {
+            // Whatever became of the transfer after: its bytes were not the ones asked for.
+            let reason = "the server answered a Range request for byte \(transfer.offset) with bytes from \(start)"
+            return transferEnd(.permanent, error: .transferFailed(url: redactedURL, reason: reason), transfer: transfer)
+        }
         if transfer.delivered > 0 {
             liveStream = transfer.info.isEndless
             hasDelivered = true
@@ -271,7 +284,8 @@ final class CurlInputSource: InputSource, @unchecked Sendable {
                 return transferEnd(.broken, error: .connectionLost(url: redactedURL, reason: "the server closed the stream"),
                                    transfer: transfer)
             }
-            return .completed(offset: transfer.offset, delivered: transfer.delivered)
+            return .completed(offset: transfer.offset, delivered: transfer.delivered,
+                              endsBeforeResource: transfer.endsBeforeResource)
         }
         return transferEnd(TransferEnd.Failure(kind: failure.kind, status: transfer.responseCode),
                            error: CurlRequest.error(for: failure, status: transfer.responseCode, url: currentURL,

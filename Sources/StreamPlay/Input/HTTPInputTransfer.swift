@@ -28,8 +28,12 @@ final class HTTPInputTransfer: MediaTransferReceiver, @unchecked Sendable {
     private var contentRangeTotal: Int? { headers.contentRangeTotal }
     /// Seconds from a Retry-After header (delta form), if the response had one.
     var retryAfter: Double? { headers.retryAfter }
-    /// Body bytes still to throw away (a server that ignored our Range and sent the whole body).
+    /// Body bytes still to throw away (a server that ignored our Range and sent the whole body,
+    /// or began its answer before the byte asked for).
     private var prefixToSkip = 0
+    /// Where a Range answer began when that was past the byte asked for: bytes in between are
+    /// missing, and none of the body is taken. -1 while not so.
+    private let misplacedStart = Atomic<Int>(-1)
     private var sawBody = false
     /// Size of the chunk curl holds while paused (0 when not paused); resume once that much is
     /// free. Set on the transport thread, taken back by the input thread when it resumes.
@@ -119,6 +123,21 @@ final class HTTPInputTransfer: MediaTransferReceiver, @unchecked Sendable {
     /// Body bytes delivered to the ring so far. Any thread.
     var delivered: Int { deliveredBytes.load(ordering: .acquiring) }
 
+    /// Where the server's Range answer began, when that was past the byte asked for (its
+    /// `Content-Range`): the bytes in between would be missing, so none is taken and the input
+    /// fails the transfer. Any thread.
+    var misplacedRangeStart: Int? {
+        let start = misplacedStart.load(ordering: .acquiring)
+        return start >= 0 ? start : nil
+    }
+
+    /// Whether the answer was a Range answer that stops before the resource's end, by its
+    /// `Content-Range` (a server that caps what one answer sends). Read once ``end`` is set.
+    var endsBeforeResource: Bool {
+        guard statusCode == 206, let range = headers.contentRange, let total = contentRangeTotal else { return false }
+        return range.upperBound + 1 < total
+    }
+
     /// The size of the chunk libcurl holds while the transfer is paused for ring space, or 0.
     /// Any thread.
     var pausedChunk: Int { pausedBytes.load(ordering: .acquiring) }
@@ -192,9 +211,20 @@ final class HTTPInputTransfer: MediaTransferReceiver, @unchecked Sendable {
             if offset > 0 && statusCode == 200 && requestsRange {
                 // The server ignored the Range header: skip up to where we asked to start.
                 prefixToSkip = offset
+            } else if statusCode == 206, requestsRange, let start = headers.contentRange?.lowerBound, start != offset {
+                // A Range answer from elsewhere than asked (a server that rounds ranges to its
+                // blocks): from before, skip to the byte asked for; from after, bytes are missing.
+                if start < offset {
+                    prefixToSkip = offset - start
+                } else {
+                    misplacedStart.store(start, ordering: .releasing)
+                    wake.signal()
+                }
             }
             onFirstBody?(self)
         }
+        // Bytes past a gap are never taken; the input thread ends the transfer.
+        if misplacedStart.load(ordering: .relaxed) >= 0 { return true }
         var body = bytes
         if prefixToSkip > 0 {
             let skipped = min(prefixToSkip, body.count)

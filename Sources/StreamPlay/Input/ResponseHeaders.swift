@@ -11,6 +11,8 @@ struct ResponseHeaders: Equatable {
     var acceptsRanges = false
     /// The total in `Content-Range: bytes A-B/TOTAL`.
     var contentRangeTotal: Int?
+    /// The first and last byte in `Content-Range: bytes A-B/TOTAL` (the bytes this 206 sends).
+    var contentRange: ClosedRange<Int>?
     /// `Retry-After` in seconds (the delta form; HTTP dates are not used).
     var retryAfter: Double?
     /// `icy-metaint`: audio bytes between two ICY metadata blocks.
@@ -66,9 +68,16 @@ struct ResponseHeaders: Equatable {
         case "retry-after":
             retryAfter = Double(value).flatMap { $0.isFinite && $0 >= 0 ? $0 : nil }
         case "content-range":
-            // "bytes 100-999/1000" or "bytes 100-999/*"
-            if let slash = value.lastIndex(of: "/"), let total = Int(value[value.index(after: slash)...]), total >= 0 {
+            // "bytes 100-999/1000", "bytes 100-999/*", or "bytes */1000" (with a 416)
+            guard let slash = value.lastIndex(of: "/") else { break }
+            if let total = Int(value[value.index(after: slash)...]), total >= 0 {
                 contentRangeTotal = total
+            }
+            let range = value[..<slash].lowercased()
+            guard range.hasPrefix("bytes ") else { break }
+            let bounds = range.dropFirst("bytes ".count).split(separator: "-", omittingEmptySubsequences: false)
+            if bounds.count == 2, let first = Int(bounds[0]), let last = Int(bounds[1]), first >= 0, last >= first {
+                contentRange = first...last
             }
         default:
             break

@@ -13,7 +13,9 @@ public enum CurlFailureKind: Equatable, Sendable {
     case hostNotFound
     /// No connection could be made (refused, unreachable).
     case connectFailed
-    /// The connection was made, then broke: a short body, a receive or send error, an empty reply.
+    /// The connection was made, then broke: a short body, a receive or send error, an empty
+    /// reply, or an HTTP/2 or HTTP/3 stream the server reset or went away from (a CDN edge's
+    /// `RST_STREAM` or `GOAWAY` mid-body).
     case connectionBroken
     /// A timeout of the request ran out (connect or the whole request).
     case timedOut
@@ -39,7 +41,8 @@ public enum CurlFailureKind: Equatable, Sendable {
             self = .hostNotFound
         case CURLE_COULDNT_CONNECT:
             self = .connectFailed
-        case CURLE_PARTIAL_FILE, CURLE_RECV_ERROR, CURLE_GOT_NOTHING, CURLE_SEND_ERROR:
+        case CURLE_PARTIAL_FILE, CURLE_RECV_ERROR, CURLE_GOT_NOTHING, CURLE_SEND_ERROR,
+             CURLE_HTTP2, CURLE_HTTP2_STREAM, CURLE_HTTP3:
             self = .connectionBroken
         case CURLE_OPERATION_TIMEDOUT:
             self = .timedOut

@@ -7,8 +7,10 @@
 /// clock, thread or I/O, and the input carries the answer out.
 ///
 /// The rules, in order:
-/// - A completed transfer ends the input. So does a 416 for a resumed request: every byte had
-///   arrived, and the length the server gave was wrong.
+/// - A completed transfer ends the input, unless it was a Range answer that stopped before the
+///   resource's end (a capped range): the rest is asked for at once, as no retry. A 416 for a
+///   resumed request ends it too: every byte had arrived, and the length the server gave was
+///   wrong.
 /// - 403 and 410 mean a signed URL expired, when a refresher can renew it. Before the input is
 ///   under way a fresh URL is asked for once (refused again, it is final); later each renewal
 ///   counts as a retry.
@@ -57,7 +59,9 @@ struct ReconnectPlanner: Sendable {
     /// What to do after `end`.
     mutating func plan(after end: TransferEnd) -> Decision {
         if end.delivered > 0 { reset() }
-        guard let failure = end.failure else { return .finished }
+        guard let failure = end.failure else {
+            return end.endsBeforeResource && end.delivered > 0 ? .retry(offset: end.resumeOffset, delay: 0) : .finished
+        }
         let error = end.error ?? .transferFailed(url: "", reason: "\(failure)")
         let established = end.inputEstablished || end.delivered > 0 || end.offset > 0
         switch failure {

@@ -30,11 +30,18 @@ struct TransferEnd: Sendable {
     /// recover from; before, the location itself is at fault, and the listener hears at once.
     var inputEstablished: Bool
 
+    /// Whether a completed transfer was a Range answer that stopped before the resource's end,
+    /// by its `Content-Range` (a server or CDN that caps what one answer sends): the rest is
+    /// still to be asked for.
+    var endsBeforeResource = false
+
     /// Where a retry resumes: the first byte not received.
     var resumeOffset: Int { offset + delivered }
 
-    /// A completed transfer.
-    static func completed(offset: Int, delivered: Int) -> TransferEnd {
-        TransferEnd(failure: nil, error: nil, offset: offset, delivered: delivered, retryAfter: nil, inputEstablished: true)
+    /// A completed transfer; `endsBeforeResource` when its Range answer stopped short of the
+    /// resource's end.
+    static func completed(offset: Int, delivered: Int, endsBeforeResource: Bool = false) -> TransferEnd {
+        TransferEnd(failure: nil, error: nil, offset: offset, delivered: delivered, retryAfter: nil, inputEstablished: true,
+                    endsBeforeResource: endsBeforeResource)
     }
 }
