@@ -268,6 +268,57 @@ struct ScriptedHLSTests {
         #expect(SampleDifference.between(play.samples, (try await Self.reference()).samples) == nil)
     }
 
+    @Test("a live playlist whose target duration is 0 is reloaded no faster than the minimum interval")
+    func zeroTargetDurationReloadsAtTheMinimum() async throws {
+        let clock = ManualClock()
+        let server = ScriptedMediaServer()
+        let segments = Self.segments()
+        for (index, segment) in segments.enumerated() { server.serve(Array(segment), at: Self.segmentURL(index)) }
+        func playlist(_ names: [String], live: Bool) -> [UInt8] {
+            var text = "#EXTM3U\n#EXT-X-VERSION:3\n#EXT-X-TARGETDURATION:0\n#EXT-X-MEDIA-SEQUENCE:0\n"
+            for name in names { text += "#EXTINF:5.0,\n\(name)\n" }
+            return Array((text + (live ? "" : "#EXT-X-ENDLIST\n")).utf8)
+        }
+        server.serve(playlist(["seg0.mp3", "seg1.mp3"], live: true), at: Self.playlistURL)
+        let running = ScriptedPlay.start(server, url: Self.playlistURL, configure: { $0.clock = clock })
+        try #require(await eventually { Self.segmentRequests(server).count == 2 })
+        // At the edge with the clock standing still: the reload after the first read waits for
+        // the minimum interval, not for a target of 0 (which would reload back to back).
+        try #require(await clock.waitForSleeper())
+        try await Task.sleep(for: .milliseconds(200))
+        #expect(server.requests(to: Self.playlistURL).count == 1, "reloaded with the clock at \(clock.now)")
+        clock.advance(by: .milliseconds(499))
+        try #require(await clock.waitForSleeper())
+        try await Task.sleep(for: .milliseconds(100))
+        #expect(server.requests(to: Self.playlistURL).count == 1, "reloaded before the minimum interval")
+        server.serve(playlist((0..<4).map { "seg\($0).mp3" }, live: false), at: Self.playlistURL)
+        clock.advance(by: .milliseconds(1))
+        let play = try await running.finish()
+        #expect(play.state.hasEnded, "\(play.state)")
+        #expect(server.requests(to: Self.playlistURL).count == 2)
+        #expect(Self.segmentRequests(server) == (0..<4).map { "seg\($0).mp3" })
+    }
+
+    @Test("a live playlist whose media sequence goes back (an encoder restarted) is rejoined, not waited on in silence")
+    func mediaSequenceWentBack() async throws {
+        let clock = ManualClock()
+        let server = ScriptedMediaServer()
+        for (index, segment) in Self.segments().enumerated() { server.serve(Array(segment), at: Self.segmentURL(index)) }
+        server.serve(Self.mediaPlaylist(["seg0.mp3", "seg1.mp3"], live: true, firstSequence: 5_000), at: Self.playlistURL)
+        let running = ScriptedPlay.start(server, url: Self.playlistURL, configure: { $0.clock = clock })
+        try #require(await eventually { Self.segmentRequests(server).count == 2 })
+        // The encoder restarts: its numbering begins again at 0, far behind the 5 002 awaited.
+        server.serve(Self.mediaPlaylist(["seg2.mp3", "seg3.mp3"], firstSequence: 0), at: Self.playlistURL)
+        for _ in 0..<10 {
+            try #require(await clock.waitForSleeper())
+            clock.advance(by: .milliseconds(500))
+        }
+        let play = try await running.finish()
+        #expect(play.state.hasEnded, "\(play.state)")
+        #expect(server.requests(to: Self.playlistURL).count == 2)
+        #expect(Self.segmentRequests(server) == (0..<4).map { "seg\($0).mp3" })
+    }
+
     @Test("a radio playlist's first entry that fails before any audio falls back to the next")
     func radioPlaylistFallsBack() async throws {
         let server = ScriptedMediaServer()

@@ -280,6 +280,10 @@ struct HLSPlaylistTests {
             "#EXTM3U\n#EXTINF:10,\na.mp3\n#EXT-X-ENDLIST\n",
             "#EXTM3U\n#EXT-X-TARGETDURATION:ten\n#EXTINF:10,\na.mp3\n",
             "#EXTM3U\n#EXT-X-TARGETDURATION:-1\n#EXTINF:10,\na.mp3\n",
+            // Beyond a day: 1e16 s in whole milliseconds is past Int.max.
+            "#EXTM3U\n#EXT-X-TARGETDURATION:10000000000000000\n#EXTINF:10,\na.mp3\n",
+            "#EXTM3U\n#EXT-X-TARGETDURATION:86401\n#EXTINF:10,\na.mp3\n",
+            "#EXTM3U\n#EXT-X-TARGETDURATION:10\n#EXTINF:10000000000000000.5,\na.mp3\n",
             "#EXTM3U\n#EXT-X-TARGETDURATION:10\n#EXTINF:abc,\na.mp3\n",
             "#EXTM3U\n#EXT-X-TARGETDURATION:10\n#EXTINF:-1,\na.mp3\n",
             "#EXTM3U\n#EXT-X-TARGETDURATION:10\n#EXTINF:nan,\na.mp3\n",
@@ -298,6 +302,11 @@ struct HLSPlaylistTests {
         for text in cases {
             #expect(Self.isInvalid(text), "\(text)")
         }
+        // A day is still taken, for both.
+        #expect(try Self.media("#EXTM3U\n#EXT-X-TARGETDURATION:86400\n#EXTINF:86400.0,\na.mp3\n").targetDuration == 86_400)
+        #expect(Self.parseError("#EXTM3U\n#EXT-X-TARGETDURATION:99999999999999999999\n")
+                == .invalidPlaylist(url: "https://cdn.example/radio/audio/list.m3u8",
+                                    reason: "line 2: EXT-X-TARGETDURATION is not a number of seconds from 0 to a day"))
         // The line is named; the URI, which could carry a token of its own, is not.
         let error = try #require(Self.parseError("#EXTM3U\n#EXT-X-TARGETDURATION:10\n#EXTINF:10,\njavascript:steal('TOKEN2')\n"))
         #expect(error.description.contains("line 4"))

@@ -15,6 +15,11 @@ import Glibc
 /// asks) and followed by media sequence number, so no segment plays twice or is skipped while
 /// the window holds it. A segment whose transfer breaks is resumed at the byte it stopped at.
 final class HLSInputSource: InputSource, @unchecked Sendable {
+    /// The shortest wait between two reloads of a live playlist, in seconds, whatever its target
+    /// duration says: a target of 0 (or its half after a reload that brought nothing) would
+    /// otherwise reload the playlist back to back.
+    static let minimumReloadInterval = 0.5
+
     let control: InputControl
     /// The playlist as first read. For a complete (VOD) playlist this is the timeline seeks use.
     let initialPlaylist: HLSMediaPlaylist
@@ -47,6 +52,9 @@ final class HLSInputSource: InputSource, @unchecked Sendable {
         /// Bytes below this offset are dropped (a restart at an offset, not at a segment).
         var skipTo: Int
         var isFirstSegment = true
+        /// The next segment starts a new stream whatever its tags say (the live window was
+        /// rejoined after its media sequence went back).
+        var startsNewStream = false
         /// The EXT-X-MAP init segment written last in this generation.
         var writtenMap: HLSInitializationMap?
     }
@@ -101,7 +109,7 @@ final class HLSInputSource: InputSource, @unchecked Sendable {
     private func run() {
         var lastReload = clock.now
         var lastNewSegment = clock.now
-        var reloadInterval = playlist.targetDuration
+        var reloadInterval = max(playlist.targetDuration, Self.minimumReloadInterval)
         var reloadFailures = 0
         while true {
             let commands = control.takeCommands(since: &seenCommands)
@@ -120,6 +128,7 @@ final class HLSInputSource: InputSource, @unchecked Sendable {
                 case .done:
                     job?.nextSequence += 1
                     job?.isFirstSegment = false
+                    job?.startsNewStream = false
                 case .interrupted:
                     // A restart replaces the job at the top of the loop, a stop ends it. Should
                     // the command have asked nothing of this generation, the segment is read
@@ -166,7 +175,7 @@ final class HLSInputSource: InputSource, @unchecked Sendable {
             }
             let grew = playlist.segments.last?.sequence != previousLast
             // RFC 8216 6.3.4: half the target duration after a reload that brought nothing new.
-            reloadInterval = grew ? playlist.targetDuration : playlist.targetDuration / 2
+            reloadInterval = max(grew ? playlist.targetDuration : playlist.targetDuration / 2, Self.minimumReloadInterval)
             if grew {
                 lastNewSegment = clock.now
             } else if clock.now - lastNewSegment
@@ -177,6 +186,7 @@ final class HLSInputSource: InputSource, @unchecked Sendable {
                 continue
             }
             skipToWindowIfBehind()
+            rejoinIfWindowWentBack()
         }
     }
 
@@ -206,6 +216,22 @@ final class HLSInputSource: InputSource, @unchecked Sendable {
             "url": "\(redactedPlaylistURL)", "missed": "\(first.sequence - next)",
         ])
         job?.nextSequence = first.sequence
+    }
+
+    /// The window's media sequence went back past where reading is, by more than a window (an
+    /// encoder that restarted its numbering; a stale copy of the playlist lags a segment or
+    /// two): nothing to come would ever match the next number, and the stream would go silent
+    /// with its playlist still growing. Reading goes on from the live edge (the first segment,
+    /// once the playlist is complete), as a new stream.
+    private func rejoinIfWindowWentBack() {
+        guard let next = job?.nextSequence, let last = playlist.segments.last,
+              next - (last.sequence + 1) > playlist.segments.count else { return }
+        let rejoined = firstSequence(segment: nil)
+        configuration.logger.warning("live playlist's media sequence went back", metadata: [
+            "url": "\(redactedPlaylistURL)", "expected": "\(next)", "from": "\(rejoined)",
+        ])
+        job?.nextSequence = rejoined
+        job?.startsNewStream = true
     }
 
     /// The media sequence number a generation starts at: the segment asked for, the first
@@ -251,10 +277,11 @@ final class HLSInputSource: InputSource, @unchecked Sendable {
         }
         // A new init segment starts a new stream for the demuxer, as a discontinuity does.
         let mapChanged = segment.initializationMap.map { !Self.isSameMap($0, job.writtenMap) } ?? false
-        if (segment.discontinuity || mapChanged) && !job.isFirstSegment {
+        let newStream = segment.discontinuity || job.startsNewStream
+        if (newStream || mapChanged) && !job.isFirstSegment {
             control.markDiscontinuity(at: job.position, generation: job.generation)
         }
-        if let map = segment.initializationMap, mapChanged || segment.discontinuity {
+        if let map = segment.initializationMap, mapChanged || newStream {
             // Fragmented MP4: the init segment (its moov) goes in front of the first fragment
             // and again wherever the demuxer starts afresh.
             let initialization: Data

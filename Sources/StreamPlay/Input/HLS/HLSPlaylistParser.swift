@@ -8,6 +8,10 @@ import FoundationEssentials
 enum HLSPlaylistParser {
     /// The most segments a media playlist (or variants a master playlist) may list.
     static let maximumSegments = 100_000
+    /// The longest target or segment duration taken, in seconds: a day. No stream has longer
+    /// segments, and a playlist's number beyond it (RFC 8216 allows up to 2^64 - 1) would
+    /// overflow the reload and position arithmetic; such a playlist is refused as invalid.
+    static let maximumDuration = 86_400.0
 
     /// Whether `text` is an HLS playlist (starts with #EXTM3U, after an optional BOM/whitespace,
     /// and has an #EXT-X- tag or #EXTINF with #EXT-X-TARGETDURATION); a plain .m3u of radio
@@ -257,8 +261,9 @@ private struct HLSMediaPlaylistReader {
         }
         switch tag.name {
         case "#EXT-X-TARGETDURATION":
-            guard let value = HLSPlaylistParser.decimalFloat(tag.value.trimmingWhitespace()) else {
-                throw context.invalid("line \(line.number): EXT-X-TARGETDURATION is not a non-negative number")
+            guard let value = HLSPlaylistParser.decimalFloat(tag.value.trimmingWhitespace()),
+                  value <= HLSPlaylistParser.maximumDuration else {
+                throw context.invalid("line \(line.number): EXT-X-TARGETDURATION is not a number of seconds from 0 to a day")
             }
             targetDuration = value
         case "#EXT-X-MEDIA-SEQUENCE":
@@ -270,8 +275,8 @@ private struct HLSMediaPlaylistReader {
             mediaSequence = value
         case "#EXTINF":
             let duration = tag.value.prefix { $0 != "," }.trimmingWhitespace()
-            guard let value = HLSPlaylistParser.decimalFloat(duration) else {
-                throw context.invalid("line \(line.number): EXTINF duration is not a non-negative number")
+            guard let value = HLSPlaylistParser.decimalFloat(duration), value <= HLSPlaylistParser.maximumDuration else {
+                throw context.invalid("line \(line.number): EXTINF duration is not a number of seconds from 0 to a day")
             }
             pendingDuration = value
         case "#EXT-X-BYTERANGE":
