@@ -6,7 +6,7 @@ import Synchronization
 enum ReportMode: Equatable {
     /// A one-line progress display, redrawn in place (stdout is a terminal).
     case terminal
-    /// Plain lines for state changes, no control characters (stdout is not a terminal).
+    /// Plain lines for state changes, no control characters (stdin or stdout is not a terminal).
     case plain
     /// One JSON object per line for each event, and periodic positions.
     case json
@@ -30,7 +30,7 @@ final class EventReporter: Sendable {
         let line = "Playing \(count > 1 ? "[\(index + 1)/\(count)] " : "")\(Redaction.describe(input))"
         switch mode {
         case .plain:
-            print(line)
+            Self.plainLine(line)
         case .terminal:
             // Over the progress line, which is redrawn below it.
             let open = state.withEngineLock { state in
@@ -50,13 +50,13 @@ final class EventReporter: Sendable {
             emitJSON(Self.json(for: event, input: input))
         case .plain:
             if case .stateChanged(let playerState) = event, playerState != .connecting {
-                print("\(playerState.name)")
+                Self.plainLine(playerState.name)
             } else if case .formatKnown(let format) = event {
-                print("format: \(format)")
+                Self.plainLine("format: \(format)")
             } else if case .metadata(let metadata) = event, let title = metadata.title {
-                print("title: \(title)")
+                Self.plainLine("title: \(title)")
             } else if case .seekRefused(let error) = event {
-                print("\(error)")
+                Self.plainLine("\(error)")
             }
         case .terminal:
             if case .stateChanged = event { tick(player: player) }
@@ -100,6 +100,13 @@ final class EventReporter: Sendable {
         guard let title = metadata?.title, !title.isEmpty else { return nil }
         guard let artist = metadata?.artist, !artist.isEmpty else { return title }
         return "\(artist) – \(title)"
+    }
+
+    /// One line of plain output, written at once (a reader of the pipe, `grep` say, sees each
+    /// line as it happens, and in order with stderr's) and without control characters: plain
+    /// mode is chosen for stdin alone not being a terminal, so stdout may well be one.
+    private static func plainLine(_ line: String) {
+        StandardStream.output(printable(line) + "\n")
     }
 
     /// `text` without control characters: names and titles come from the network, and must not

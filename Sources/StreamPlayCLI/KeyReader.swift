@@ -40,7 +40,14 @@ final class KeyReader: Sendable {
         var pending: [UInt8] = []
         var byte: UInt8 = 0
         while running.load(ordering: .relaxed) {
-            guard read(STDIN_FILENO, &byte, 1) == 1 else { continue }
+            // Moved to the background (Ctrl-Z, then bg): the terminal's keys are the shell's
+            // now, and a read fails at once (EIO) rather than wait. Look again in a while.
+            guard tcgetpgrp(STDIN_FILENO) == getpgrp() else {
+                usleep(200_000)
+                continue
+            }
+            // A key read as the reader stops is dropped: the play may be over.
+            guard read(STDIN_FILENO, &byte, 1) == 1, running.load(ordering: .relaxed) else { continue }
             pending.append(byte)
             switch pending {
             case [0x20]:

@@ -109,12 +109,22 @@ struct PlayCommand: AsyncParsableCommand {
             }
         }
         reporter.finishLine()
+        // Nothing may start the queue again once the play is over: a key or an MPRIS Next
+        // coming now would open a new session the exit then cuts short.
+        keys?.stop()
+        mpris?.stop()
+        mpris = nil
         player.stop()
         if failures > 0 { throw ExitCode(1) }
     }
 
     /// What `input` plays: a URL or path as it is, a service link through the resolver.
     private func item(for input: String, resolver: inout StreamResolver?) async throws -> PlayItem {
+        // A file that is there plays as a file, whatever its name looks like ("Interlude: Intro.mp3"
+        // is not a link of the scheme "Interlude"), as in mpv and mpg123.
+        if FileManager.default.fileExists(atPath: input) {
+            return PlayItem(location: .file(input), name: input, refresher: nil)
+        }
         guard case .direct = try ServiceLink(parsing: input) else {
             if resolver == nil { resolver = try ServiceContext(caFile: caFile).resolver() }
             guard let resolver else { throw CommandFailure("no resolver") }
@@ -132,7 +142,6 @@ struct PlayCommand: AsyncParsableCommand {
     private func play(_ items: [PlayItem], player: Player, reporter: EventReporter,
                       started: () -> Void) async -> Int {
         let events = player.events
-        let names = items.map(\.name)
         let startTime = start?.seconds ?? 0
         if items.allSatisfy({ $0.refresher == nil }) {
             player.play(items.map(\.location), startingAt: startTime, length: length?.seconds)
@@ -142,6 +151,13 @@ struct PlayCommand: AsyncParsableCommand {
             for item in items.dropFirst() {
                 player.enqueue(item.location, startingAt: startTime, length: length?.seconds, urlRefresher: item.refresher)
             }
+        }
+        // Items are named by their queue ids, not their indices: over MPRIS a track can be added,
+        // removed or moved, and the command did not name those it did not add.
+        let itemNames = Dictionary(zip(player.queue.map(\.id), items.map(\.name)), uniquingKeysWith: { first, _ in first })
+        func name(of item: QueueItem?) -> String {
+            guard let item else { return items[0].name }
+            return itemNames[item.id] ?? item.location.description
         }
         started()
         let ticker = Task {
@@ -153,7 +169,7 @@ struct PlayCommand: AsyncParsableCommand {
         defer { ticker.cancel() }
         var failures = 0
         var isInitialState = true
-        var current = 0
+        var current = player.queue.first
         for await event in events {
             switch event {
             case .stateChanged(let state):
@@ -164,19 +180,18 @@ struct PlayCommand: AsyncParsableCommand {
                 }
                 if case .failed(let error) = state {
                     failures += 1
-                    reportFailure(names[current], error, reporter: reporter)
+                    reportFailure(name(of: current), error, reporter: reporter)
                 }
                 reporter.report(event, player: player)
                 if state.isFinal { return failures }
-            case .currentItemChanged(let index, _):
-                current = index
+            case .currentItemChanged(let index, let item):
+                current = item
                 reporter.finishLine()
-                reporter.begin(input: names[index], index: index, count: names.count)
+                reporter.begin(input: name(of: item), index: index, count: max(player.queue.count, index + 1))
                 reporter.report(event, player: player)
             case .itemFailed(let item, let error):
                 failures += 1
-                let index = player.queue.firstIndex { $0.id == item.id } ?? current
-                reportFailure(names[index], error, reporter: reporter)
+                reportFailure(name(of: item), error, reporter: reporter)
             default:
                 reporter.report(event, player: player)
             }

@@ -5,9 +5,12 @@ import Glibc
 
 /// Facts about, and changes to, the controlling terminal.
 enum Terminal {
-    /// `true` when both stdin and stdout are terminals: keys and the progress line make sense.
+    /// `true` when both stdin and stdout are terminals and this process is in the terminal's
+    /// foreground: keys and the progress line make sense. A command started in the background
+    /// (`streamplay song.mp3 &`) plays in plain mode: setting the terminal's modes or reading
+    /// its keys would stop it (SIGTTOU, SIGTTIN), as job control does to a background job.
     static var isInteractive: Bool {
-        isatty(STDIN_FILENO) == 1 && isatty(STDOUT_FILENO) == 1
+        isatty(STDIN_FILENO) == 1 && isatty(STDOUT_FILENO) == 1 && tcgetpgrp(STDIN_FILENO) == getpgrp()
     }
 
     nonisolated(unsafe) private static var saved: termios?

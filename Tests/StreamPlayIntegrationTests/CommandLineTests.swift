@@ -1,5 +1,6 @@
 import Foundation
 import StreamPlay
+import Synchronization
 import Testing
 import StreamPlayTesting
 
@@ -24,12 +25,15 @@ struct CommandLineTests {
     ///   - onFirstLine: given stdout's first line while the child runs (a login URL to follow);
     ///     what it returns is written to the child's stdin, which is then closed. Without it,
     ///     stdin is /dev/null.
+    ///   - directory: the child's working directory (this process's by default).
     static func run(_ arguments: [String], timeout: Double = 60, environment: [String: String]? = nil,
+                    directory: String? = nil,
                     onFirstLine: (@Sendable (String) async throws -> String?)? = nil) async throws -> Run {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
         if let environment { process.environment = environment }
+        if let directory { process.currentDirectoryURL = URL(fileURLWithPath: directory) }
         let out = Pipe(), err = Pipe()
         process.standardOutput = out
         process.standardError = err
@@ -144,6 +148,62 @@ struct CommandLineTests {
         #expect(result.status == 0)
         #expect(!result.stdout.contains("\u{1B}") && !result.stdout.contains("\r"))
         #expect(result.stdout.contains("playing") && result.stdout.contains("ended"))
+    }
+
+    /// An ID3v2.4 tag whose only frame is the title `title` (TIT2, UTF-8).
+    static func id3v2Title(_ title: String) -> [UInt8] {
+        func syncsafe(_ value: Int) -> [UInt8] { [21, 14, 7, 0].map { UInt8((value >> $0) & 0x7F) } }
+        let body = [3] + Array(title.utf8)
+        let frame = Array("TIT2".utf8) + syncsafe(body.count) + [0, 0] + body
+        return Array("ID3".utf8) + [4, 0, 0] + syncsafe(frame.count) + frame
+    }
+
+    /// When a line was first read from the child's stdout.
+    final class FirstLineTime: Sendable {
+        private let time = Mutex<ContinuousClock.Instant?>(nil)
+        func record() { time.withLock { $0 = $0 ?? .now } }
+        var value: ContinuousClock.Instant? { time.withLock { $0 } }
+    }
+
+    @Test("plain lines: each written as it happens, and a title's control characters never written")
+    func plainOutputIsLiveAndPrintable() async throws {
+        // A title that would set the terminal's title and clear its screen.
+        let audio = try Data(contentsOf: URL(fileURLWithPath: "\(try TestEnvironment.media())/cbr-44k-mono.mp3"))
+        let path = TestEnvironment.temporaryPath("hostile-title.mp3")
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        try (Data(Self.id3v2Title("\u{1B}]0;owned\u{07}Song\u{1B}[2J")) + audio).write(to: URL(fileURLWithPath: path))
+        let tagged = try await Self.run(["--output", "null", path])
+        #expect(tagged.status == 0, "\(tagged.stderr)")
+        #expect(tagged.stdout.contains("title: ]0;ownedSong[2J"), "\(tagged.stdout)")
+        #expect(!tagged.stdout.unicodeScalars.contains { $0.value < 0x20 && $0 != "\n" }, "\(tagged.stdout.debugDescription)")
+
+        // Over a link throttled to the bitrate the play lasts seconds; its first line is read
+        // while it plays, not when its exit flushes a buffer.
+        let firstLine = FirstLineTime()
+        let slow = try await Self.run(["--output", "null", "\(try TestEnvironment.http())/slow/cbr-44k-mono.mp3"]) { _ in
+            firstLine.record()
+            return nil
+        }
+        let end = ContinuousClock.now
+        #expect(slow.status == 0, "\(slow.stderr)")
+        let first = try #require(firstLine.value, "no line on stdout: \(slow.stdout)")
+        #expect(end - first > .seconds(1.5), "the first line came \(end - first) before the exit")
+    }
+
+    @Test("a file whose name has a colon plays as a file; a name like it that is no file is still an unknown scheme")
+    func fileNameWithAColon() async throws {
+        let folder = TestEnvironment.temporaryPath("colon")
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        try FileManager.default.copyItem(atPath: "\(try TestEnvironment.media())/cbr-44k-mono.mp3",
+                                         toPath: "\(folder)/Interlude: Intro.mp3")
+        let wav = "\(folder)/out.wav"
+        let played = try await Self.run(["--quiet", "--output", "wav:\(wav)", "Interlude: Intro.mp3"], directory: folder)
+        #expect(played.status == 0, "\(played.stderr)")
+        #expect(try SampleDifference.between(PCM.wavSamples(path: wav).samples, (try ReferenceAudio("cbr-44k-mono.mp3")).samples) == nil)
+        let missing = try await Self.run(["--quiet", "--output", "null", "Interlude: Outro.mp3"], directory: folder)
+        #expect(missing.status == 1)
+        #expect(missing.stderr.contains("unknown scheme \"Interlude\""), "\(missing.stderr)")
     }
 
     @Test("a failure: exit 1, one line on stderr naming the input and the cause; the rest still plays")
@@ -423,6 +483,60 @@ struct CommandLineTests {
         let output = try Shell.run("python3", [path, Self.executable, spec] + inputs)
         let status = output.components(separatedBy: "\n").last { !$0.isEmpty } ?? ""
         return (output, status)
+    }
+
+    @Test("on a terminal but in the background (streamplay x &): plain lines, the terminal's modes and keys left to the shell")
+    func backgroundOnTerminal() async throws {
+        let script = """
+            import os, pty, select, signal, sys
+            exe, inputs = sys.argv[1], sys.argv[2:]
+            pid, fd = pty.fork()
+            if pid == 0:
+                # The session leader: its group is the terminal's foreground one. The player
+                # runs in a group of its own, as a shell runs a job started with &.
+                child = os.fork()
+                if child == 0:
+                    os.setpgid(0, 0)
+                    # As a shell's job has them (whatever this process inherited).
+                    for number in (signal.SIGTTOU, signal.SIGTTIN, signal.SIGTSTP):
+                        signal.signal(number, signal.SIG_DFL)
+                    os.execv(exe, [exe, "--output", "null"] + inputs)
+                try:
+                    os.setpgid(child, child)
+                except OSError:
+                    pass
+                _, status = os.waitpid(child, os.WUNTRACED)
+                if os.WIFSTOPPED(status):
+                    os.kill(child, signal.SIGKILL)
+                    os.waitpid(child, 0)
+                    os._exit(200 + os.WSTOPSIG(status))
+                os._exit(os.waitstatus_to_exitcode(status))
+            out = b""
+            while True:
+                r, _, _ = select.select([fd], [], [], 30)
+                if not r:
+                    break
+                try:
+                    chunk = os.read(fd, 4096)
+                except OSError:
+                    break
+                if not chunk:
+                    break
+                out += chunk
+            _, status = os.waitpid(pid, 0)
+            sys.stdout.write(out.decode("utf-8", "replace"))
+            print("\\nexit=%d" % os.waitstatus_to_exitcode(status))
+            """
+        let path = TestEnvironment.temporaryPath("pty-background.py")
+        try script.write(toFile: path, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let output = try Shell.run("python3", [path, Self.executable, "\(try TestEnvironment.http())/slow/cbr-44k-mono.mp3"])
+        let status = output.components(separatedBy: "\n").last { !$0.isEmpty } ?? ""
+        // 200 + a signal: stopped by it (SIGTTOU 22, SIGTTIN 21), then killed. A background
+        // process whose thread blocks those signals is not stopped: its tcsetattr changes the
+        // shell's terminal, and its reads fail at once (EIO), so a key reader would spin.
+        #expect(status == "exit=0", "\(output)")
+        #expect(output.contains("ended") && !output.contains("\u{1B}["), "plain lines, no progress line: \(output)")
     }
 
     @Test("on a terminal: a progress line, space pauses and resumes, q quits at once")

@@ -33,6 +33,44 @@ struct MPRISCommandLineTests {
         try await MPRISTests.eventually("streamplay to end after Stop", within: 10) { !process.isRunning }
     }
 
+    @Test("a track added over MPRIS after the command's own input plays next, named by its URL, and the command exits 0")
+    func aTrackAddedOverMPRISPlays() async throws {
+        _ = try TestEnvironment.value("DBUS_SESSION_BUS_ADDRESS")
+        let base = try TestEnvironment.http()
+        let added = "\(base)/tagged/song-b.mp3"
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: CommandLineTests.executable)
+        // Throttled to its bitrate, the one input plays for seconds: time to add a track.
+        process.arguments = ["--output", "null", "\(base)/slow/cbr-44k-mono.mp3"]
+        let out = Pipe(), err = Pipe()
+        process.standardInput = FileHandle.nullDevice
+        process.standardOutput = out
+        process.standardError = err
+        try process.run()
+        defer {
+            if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        }
+        let names = ["streamplay", "streamplay.instance\(process.processIdentifier)"]
+        var listed: String?
+        try await MPRISTests.eventually("streamplay on the bus", within: 10) {
+            listed = try Shell.run("playerctl", ["-l"]).split(separator: "\n").map(String.init).first { names.contains($0) }
+            return listed != nil
+        }
+        let name = try #require(listed)
+        let ids = try MPRISTests.trackIDs(name)
+        try #require(ids.count == 1, "Tracks: \(ids)")
+        try MPRISTests.dbusSend(name, "org.mpris.MediaPlayer2.TrackList.AddTrack",
+                                ["string:\(added)", "objpath:\(ids[0])", "boolean:false"])
+        try await MPRISTests.eventually("streamplay to end", within: 30) { !process.isRunning }
+        // Read once it has exited (a few lines, well within a pipe's buffer): a blocking read
+        // meanwhile would hold a thread of the task pool the polling above needs.
+        let output = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let errors = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(process.terminationReason == .exit && process.terminationStatus == 0,
+                "status \(process.terminationStatus), stderr: \(errors)")
+        #expect(output.contains("Playing [2/2] \(added)"), "\(output)")
+    }
+
     @Test func withoutASessionBusVerboseSaysWhyAndPlaybackGoesOn() async throws {
         let url = "\(try TestEnvironment.http())/cbr-44k-stereo-short.mp3"
         var environment = ProcessInfo.processInfo.environment
