@@ -41,8 +41,9 @@ final class KeyReader: Sendable {
         var byte: UInt8 = 0
         while running.load(ordering: .relaxed) {
             // Moved to the background (Ctrl-Z, then bg): the terminal's keys are the shell's
-            // now, and a read fails at once (EIO) rather than wait. Look again in a while.
-            guard tcgetpgrp(STDIN_FILENO) == getpgrp() else {
+            // now, and a read fails at once (EIO, SIGTTIN being ignored: see SignalHandling)
+            // rather than wait. Look again in a while.
+            guard Terminal.isForeground else {
                 usleep(200_000)
                 continue
             }

@@ -29,8 +29,8 @@ public enum ScriptedMediaAnswer: Sendable, Equatable {
     /// `Content-Range` naming what is sent, complete (as some CDNs cap open-ended ranges).
     /// A request without a Range is answered whole.
     case cappedRange(bytes: Int)
-    /// A Range request is answered from `bytes` bytes before, or (negative) after, the byte
-    /// asked for: 206, and a `Content-Range` naming where the answer really starts (as a
-    /// server that rounds ranges to its blocks does). A request without a Range is answered whole.
-    case rangeMoved(by: Int)
+    /// A Range request is answered with these bytes of the resource, whatever it asked for
+    /// (clamped to the resource): 206, and a `Content-Range` naming them, as a server that
+    /// rounds ranges to its blocks does. A request without a Range is answered whole.
+    case rangeAnswered(ClosedRange<Int>)
 }

@@ -49,7 +49,10 @@ final class ScriptedMediaTransfer: MediaTransferControl {
             }
             // The byte after the last one sent: the range's end, or the resource's.
             var stop = ranged ? min((request.rangeEnd ?? claimedLength - 1) + 1, claimedLength) : claimedLength
-            if ranged, case .rangeMoved(let bytes) = answer { first = min(max(0, first - bytes), stop - 1) }
+            if ranged, case .rangeAnswered(let bytes) = answer {
+                first = min(max(0, bytes.lowerBound), claimedLength - 1)
+                stop = min(max(bytes.upperBound + 1, first + 1), claimedLength)
+            }
             if ranged, case .cappedRange(let bytes) = answer { stop = min(stop, first + max(1, bytes)) }
             var headers: HTTPHeaders = ["Content-Type": contentType, "Content-Length": String(stop - first)]
             if honoursRange { headers.set("Accept-Ranges", "bytes") }

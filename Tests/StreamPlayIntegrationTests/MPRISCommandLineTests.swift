@@ -4,27 +4,39 @@ import Testing
 /// `streamplay` on the session bus, and its generated shell completions.
 @Suite("streamplay MPRIS and completions", .serialized, .needsTestServers)
 struct MPRISCommandLineTests {
-    @Test func theCommandRegistersAsStreamplay() async throws {
+    /// Starts `streamplay` with `arguments` (stdin /dev/null; stdout and stderr to the pipes
+    /// given, else /dev/null) and waits for it on the session bus. The caller ends the process.
+    /// - Returns: the process, and its player name: streamplay, or streamplay.instancePID when
+    ///   another streamplay has that.
+    static func startOnBus(_ arguments: [String], stdout: Pipe? = nil, stderr: Pipe? = nil) async throws -> (Process, String) {
         _ = try TestEnvironment.value("DBUS_SESSION_BUS_ADDRESS")
-        let url = "\(try TestEnvironment.http())/tagged/song-b.mp3"
         let process = Process()
         process.executableURL = URL(fileURLWithPath: CommandLineTests.executable)
-        process.arguments = ["--quiet", "--output", "pulse", "--length", "20", url]
+        process.arguments = arguments
         process.standardInput = FileHandle.nullDevice
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
+        process.standardOutput = stdout ?? FileHandle.nullDevice
+        process.standardError = stderr ?? FileHandle.nullDevice
         try process.run()
+        let names = ["streamplay", "streamplay.instance\(process.processIdentifier)"]
+        var listed: String?
+        do {
+            try await MPRISTests.eventually("streamplay on the bus", within: 10) {
+                listed = try Shell.run("playerctl", ["-l"]).split(separator: "\n").map(String.init).first { names.contains($0) }
+                return listed != nil
+            }
+        } catch {
+            kill(process.processIdentifier, SIGKILL)
+            throw error
+        }
+        return (process, try #require(listed))
+    }
+
+    @Test func theCommandRegistersAsStreamplay() async throws {
+        let url = "\(try TestEnvironment.http())/tagged/song-b.mp3"
+        let (process, name) = try await Self.startOnBus(["--quiet", "--output", "pulse", "--length", "20", url])
         defer {
             if process.isRunning { kill(process.processIdentifier, SIGKILL) }
         }
-        // The name is streamplay, or streamplay.instancePID when another streamplay has it.
-        let names = ["streamplay", "streamplay.instance\(process.processIdentifier)"]
-        var listed: String?
-        try await MPRISTests.eventually("streamplay on the bus", within: 10) {
-            listed = try Shell.run("playerctl", ["-l"]).split(separator: "\n").map(String.init).first { names.contains($0) }
-            return listed != nil
-        }
-        let name = try #require(listed)
         try await MPRISTests.eventually("the tags of song B", within: 10) {
             try MPRISTests.playerctl(name, "metadata", "xesam:title") == "Song B"
         }
@@ -35,28 +47,15 @@ struct MPRISCommandLineTests {
 
     @Test("a track added over MPRIS after the command's own input plays next, named by its URL, and the command exits 0")
     func aTrackAddedOverMPRISPlays() async throws {
-        _ = try TestEnvironment.value("DBUS_SESSION_BUS_ADDRESS")
         let base = try TestEnvironment.http()
         let added = "\(base)/tagged/song-b.mp3"
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: CommandLineTests.executable)
-        // Throttled to its bitrate, the one input plays for seconds: time to add a track.
-        process.arguments = ["--output", "null", "\(base)/slow/cbr-44k-mono.mp3"]
         let out = Pipe(), err = Pipe()
-        process.standardInput = FileHandle.nullDevice
-        process.standardOutput = out
-        process.standardError = err
-        try process.run()
+        // Throttled to its bitrate, the one input plays for seconds: time to add a track.
+        let (process, name) = try await Self.startOnBus(["--output", "null", "\(base)/slow/cbr-44k-mono.mp3"],
+                                                        stdout: out, stderr: err)
         defer {
             if process.isRunning { kill(process.processIdentifier, SIGKILL) }
         }
-        let names = ["streamplay", "streamplay.instance\(process.processIdentifier)"]
-        var listed: String?
-        try await MPRISTests.eventually("streamplay on the bus", within: 10) {
-            listed = try Shell.run("playerctl", ["-l"]).split(separator: "\n").map(String.init).first { names.contains($0) }
-            return listed != nil
-        }
-        let name = try #require(listed)
         let ids = try MPRISTests.trackIDs(name)
         try #require(ids.count == 1, "Tracks: \(ids)")
         try MPRISTests.dbusSend(name, "org.mpris.MediaPlayer2.TrackList.AddTrack",

@@ -30,17 +30,24 @@ struct ChannelLimitTests {
         return Array("ID3".utf8) + [4, 0, 0] + syncsafe(frame.count) + frame
     }
 
+    /// Plays a WAV of `channels` channels and `frames` frames; with `replayGain`, behind a tag
+    /// whose track gain is -3 dB, with ReplayGain on. Returns the play and the URL it had.
+    static func play(channels: Int, frames: Int, replayGain: Bool) async throws -> (ScriptedPlay, String) {
+        let server = ScriptedMediaServer()
+        let url = "https://media.test/\(channels).wav"
+        let tag = replayGain ? replayGainTag("-3.00 dB") : []
+        server.serve(tag + wav(channels: channels, frames: frames), at: url, contentType: "audio/wav")
+        let play = try await ScriptedPlay.play(server, url: url, configure: { configuration in
+            if replayGain { configuration.replayGain.mode = .track }
+        })
+        return (play, url)
+    }
+
     @Test("32 channels play whole, each channel its own samples, with a ReplayGain of -3 dB applied to each or none",
           arguments: [false, true])
     func thirtyTwoChannelsPlay(replayGain: Bool) async throws {
         let channelCount = 32
-        let server = ScriptedMediaServer()
-        let url = "https://media.test/32.wav"
-        let tag = replayGain ? Self.replayGainTag("-3.00 dB") : []
-        server.serve(tag + Self.wav(channels: channelCount, frames: 4_000), at: url, contentType: "audio/wav")
-        let play = try await ScriptedPlay.play(server, url: url, configure: { configuration in
-            if replayGain { configuration.replayGain.mode = .track }
-        })
+        let (play, _) = try await Self.play(channels: channelCount, frames: 4_000, replayGain: replayGain)
         #expect(play.state.hasEnded, "\(play.state)")
         #expect(play.formats == [AudioFormat(sampleRate: 8_000, channels: channelCount)])
         #expect(play.samples.count == 4_000 * channelCount, "\(play.samples.count) samples")
@@ -57,14 +64,8 @@ struct ChannelLimitTests {
     @Test("more channels than the limit fail as unsupportedFormat, naming the count, with ReplayGain on or off",
           arguments: [(33, false), (65, false), (65, true), (300, true)])
     func tooManyChannelsFail(channels: Int, replayGain: Bool) async throws {
-        let server = ScriptedMediaServer()
-        let url = "https://media.test/\(channels).wav"
         // With a gain to apply, the decoder would set libswresample's matrix for every channel.
-        let tag = replayGain ? Self.replayGainTag("-3.00 dB") : []
-        server.serve(tag + Self.wav(channels: channels, frames: 800), at: url, contentType: "audio/wav")
-        let play = try await ScriptedPlay.play(server, url: url, configure: { configuration in
-            if replayGain { configuration.replayGain.mode = .track }
-        })
+        let (play, url) = try await Self.play(channels: channels, frames: 800, replayGain: replayGain)
         #expect(play.state == .failed(.unsupportedFormat(url: url, format: "WAV audio with \(channels) channels (at most 32 play)")),
                 "\(play.state)")
         #expect(play.samples.isEmpty)

@@ -22,6 +22,10 @@ struct OggChainWatcherTests {
         let id3v1 = Array("TAG".utf8) + [UInt8](repeating: 0x20, count: 124) + [0xFF]
         #expect(!Self.watcher(reading: pages + id3v1).endsMidPage)
         #expect(!Self.watcher(reading: pages + Array("APETAGEX".utf8)).endsMidPage)
+        // A tag whose last bytes happen to begin as a page does: still no page cut short.
+        // (The search stops 26 bytes before the end, fewer than a page header: right at "OggS".)
+        let unlucky = Array("TAG".utf8) + [UInt8](repeating: 0x20, count: 99) + Array("OggS".utf8) + [UInt8](repeating: 0x20, count: 22)
+        #expect(!Self.watcher(reading: pages + unlucky).endsMidPage)
     }
 
     @Test("a page cut in its body, in its header, or after its first bytes ends mid-page")

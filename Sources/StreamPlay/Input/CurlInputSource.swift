@@ -177,7 +177,7 @@ final class CurlInputSource: InputSource, @unchecked Sendable {
                 if transfer.pausedChunk > 0 {
                     lastProgress = clock.now
                     timeout = ring.announceProducerWaiting(for: transfer.pausedChunk) ? .zero : .seconds(1)
-                } else if transfer.misplacedRangeStart != nil {
+                } else if transfer.misplacedRange != nil {
                     remove(current)
                     ended = (transfer, transferEnd(for: .completed, transfer: transfer))
                 } else if transfer.delivered != lastDelivered {
@@ -269,9 +269,9 @@ final class CurlInputSource: InputSource, @unchecked Sendable {
 
     /// How `transfer` ended, for the planner.
     private func transferEnd(for end: MediaTransferEnd, transfer: HTTPInputTransfer) -> TransferEnd {
-        if let start = transfer.misplacedRangeStart {
+        if let range = transfer.misplacedRange {
             // Whatever became of the transfer after: its bytes were not the ones asked for.
-            let reason = "the server answered a Range request for byte \(transfer.offset) with bytes from \(start)"
+            let reason = "the server answered a Range request from byte \(transfer.offset) with bytes \(range.lowerBound)-\(range.upperBound)"
             return transferEnd(.permanent, error: .transferFailed(url: redactedURL, reason: reason), transfer: transfer)
         }
         if transfer.delivered > 0 {

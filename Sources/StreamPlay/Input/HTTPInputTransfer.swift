@@ -7,9 +7,9 @@ import Synchronization
 /// Its calls come on the transport's thread, which is the ring's producer while the transfer
 /// runs: a body that does not fit pauses the transfer (that thread never waits), and the input
 /// thread resumes it through the transport once the decoder has made room. The input thread
-/// reads only ``delivered``, ``pausedChunk``, ``end`` and the ICY titles found
-/// (``takeMetadata()``) while the transfer runs (atomics and locks); everything else (the head)
-/// once ``end`` is set, when the transport is done with the transfer.
+/// reads only ``delivered``, ``pausedChunk``, ``misplacedRange``, ``end`` and the ICY
+/// titles found (``takeMetadata()``) while the transfer runs (atomics and locks); everything
+/// else (the head) once ``end`` is set, or once it removed the transfer.
 final class HTTPInputTransfer: MediaTransferReceiver, @unchecked Sendable {
     /// The request, as the transport is asked to make it.
     let request: MediaRequest
@@ -31,9 +31,11 @@ final class HTTPInputTransfer: MediaTransferReceiver, @unchecked Sendable {
     /// Body bytes still to throw away (a server that ignored our Range and sent the whole body,
     /// or began its answer before the byte asked for).
     private var prefixToSkip = 0
-    /// Where a Range answer began when that was past the byte asked for: bytes in between are
-    /// missing, and none of the body is taken. -1 while not so.
+    /// The first and last byte of a Range answer that does not hold the byte asked for (it
+    /// begins after it, or ends before it): bytes are missing, and none of the body is taken.
+    /// -1 while not so; the end is stored before the start, which announces both.
     private let misplacedStart = Atomic<Int>(-1)
+    private let misplacedEnd = Atomic<Int>(-1)
     private var sawBody = false
     /// Size of the chunk curl holds while paused (0 when not paused); resume once that much is
     /// free. Set on the transport thread, taken back by the input thread when it resumes.
@@ -123,12 +125,12 @@ final class HTTPInputTransfer: MediaTransferReceiver, @unchecked Sendable {
     /// Body bytes delivered to the ring so far. Any thread.
     var delivered: Int { deliveredBytes.load(ordering: .acquiring) }
 
-    /// Where the server's Range answer began, when that was past the byte asked for (its
-    /// `Content-Range`): the bytes in between would be missing, so none is taken and the input
+    /// The bytes the server's Range answer holds, by its `Content-Range`, when they do not
+    /// include the byte asked for: bytes would be missing, so none is taken and the input
     /// fails the transfer. Any thread.
-    var misplacedRangeStart: Int? {
+    var misplacedRange: ClosedRange<Int>? {
         let start = misplacedStart.load(ordering: .acquiring)
-        return start >= 0 ? start : nil
+        return start >= 0 ? start...misplacedEnd.load(ordering: .relaxed) : nil
     }
 
     /// Whether the answer was a Range answer that stops before the resource's end, by its
@@ -211,13 +213,15 @@ final class HTTPInputTransfer: MediaTransferReceiver, @unchecked Sendable {
             if offset > 0 && statusCode == 200 && requestsRange {
                 // The server ignored the Range header: skip up to where we asked to start.
                 prefixToSkip = offset
-            } else if statusCode == 206, requestsRange, let start = headers.contentRange?.lowerBound, start != offset {
+            } else if statusCode == 206, requestsRange, let range = headers.contentRange, range.lowerBound != offset {
                 // A Range answer from elsewhere than asked (a server that rounds ranges to its
-                // blocks): from before, skip to the byte asked for; from after, bytes are missing.
-                if start < offset {
-                    prefixToSkip = offset - start
+                // blocks): from before, skip to the byte asked for; one that begins after it,
+                // or ends before it, lacks bytes.
+                if range.contains(offset) {
+                    prefixToSkip = offset - range.lowerBound
                 } else {
-                    misplacedStart.store(start, ordering: .releasing)
+                    misplacedEnd.store(range.upperBound, ordering: .relaxed)
+                    misplacedStart.store(range.lowerBound, ordering: .releasing)
                     wake.signal()
                 }
             }

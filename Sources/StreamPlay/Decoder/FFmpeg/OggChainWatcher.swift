@@ -18,14 +18,18 @@ final class OggChainWatcher {
     /// Comments found and not yet taken, in input order.
     private(set) var comments: [Comment] = []
     /// Whether what was read last ends part-way through a page: a file cut short there. The
-    /// bytes left over begin as a page does ("OggS", or as much of it as is there). Neither a
-    /// last page not marked end-of-stream (a recording of a live stream is often cut between
-    /// pages) nor bytes after the last page that are no page at all (an ID3v1 or APEv2 tag some
-    /// taggers append) is a sign of that: ffmpeg and mpv play both whole.
+    /// bytes left over follow the last whole page directly and begin as a page does ("OggS",
+    /// or as much of it as is there). Neither a last page not marked end-of-stream (a recording
+    /// of a live stream is often cut between pages) nor bytes after the last page that are no
+    /// page at all (an ID3v1 or APEv2 tag some taggers append) is a sign of that: ffmpeg and
+    /// mpv play both whole.
     var endsMidPage: Bool {
         let head = pending.prefix(Self.capturePattern.count)
-        return !head.isEmpty && head.elementsEqual(Self.capturePattern.prefix(head.count))
+        return !skippedSincePage && !head.isEmpty && head.elementsEqual(Self.capturePattern.prefix(head.count))
     }
+
+    /// Whether bytes that are no page were passed over since the last whole page.
+    private var skippedSincePage = false
 
     /// The bytes every page begins with ("OggS").
     private static let capturePattern: [UInt8] = Array("OggS".utf8)
@@ -52,6 +56,7 @@ final class OggChainWatcher {
             pending.removeAll(keepingCapacity: true)
             awaiting.removeAll()
             pendingStart = offset
+            skippedSincePage = false
         }
         nextOffset = offset + bytes.count
         pending.append(contentsOf: bytes)
@@ -79,6 +84,7 @@ final class OggChainWatcher {
             guard pending[start] == 0x4F, pending[start + 1] == 0x67, pending[start + 2] == 0x67, pending[start + 3] == 0x53 else {
                 // Not at a page: search on (damage, or a read that began mid-page).
                 start += 1
+                skippedSincePage = true
                 continue
             }
             let segments = Int(pending[start + 26])
@@ -89,6 +95,7 @@ final class OggChainWatcher {
             guard pending.count - start >= pageSize else { return }
             page(at: start, lacing: lacing, pageEnd: pendingStart + start + pageSize)
             start += pageSize
+            skippedSincePage = false
         }
     }
 

@@ -42,6 +42,8 @@ final class HLSInputSource: InputSource, @unchecked Sendable {
     private var keys: [String: [UInt8]] = [:]
     private var seenCommands = -1
     private var job: Job?
+    /// Reloads in a row whose window lay behind where reading is (``rejoinIfWindowWentBack()``).
+    private var reloadsBehindWindow = 0
 
     /// The generation being read.
     private struct Job {
@@ -219,13 +221,20 @@ final class HLSInputSource: InputSource, @unchecked Sendable {
     }
 
     /// The window's media sequence went back past where reading is, by more than a window (an
-    /// encoder that restarted its numbering; a stale copy of the playlist lags a segment or
-    /// two): nothing to come would ever match the next number, and the stream would go silent
-    /// with its playlist still growing. Reading goes on from the live edge (the first segment,
-    /// once the playlist is complete), as a new stream.
+    /// encoder that restarted its numbering): nothing to come would ever match the next number,
+    /// and the stream would go silent with its playlist still growing. Reading goes on from the
+    /// live edge (the first segment, once the playlist is complete), as a new stream. A live
+    /// playlist must show it on two reloads in a row: a CDN may serve one stale copy, older
+    /// than a short window.
     private func rejoinIfWindowWentBack() {
         guard let next = job?.nextSequence, let last = playlist.segments.last,
-              next - (last.sequence + 1) > playlist.segments.count else { return }
+              next - (last.sequence + 1) > playlist.segments.count else {
+            reloadsBehindWindow = 0
+            return
+        }
+        reloadsBehindWindow += 1
+        guard playlist.isComplete || reloadsBehindWindow >= 2 else { return }
+        reloadsBehindWindow = 0
         let rejoined = firstSequence(segment: nil)
         configuration.logger.warning("live playlist's media sequence went back", metadata: [
             "url": "\(redactedPlaylistURL)", "expected": "\(next)", "from": "\(rejoined)",
